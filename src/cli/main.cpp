@@ -1,0 +1,53 @@
+// adimg: the command-line tool. `adimg COMMAND --help` describes each command.
+
+#include "commands.hpp"
+
+#include <adimg/error.hpp>
+
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr const char* usage =
+    "usage: adimg COMMAND [options]\n"
+    "\n"
+    "Mixed-precision geometric multigrid for nine-band Q1 finite element systems.\n"
+    "\n"
+    "commands:\n"
+    "  info       mesh and matrix facts of a case (N, h_min, AR_max, entry range)\n"
+    "  assemble   write a case's matrix and right-hand side in Matrix Market format\n"
+    "  solve      solve a case (multigrid or direct) and print the relative L2 error\n"
+    "\n"
+    "`adimg COMMAND --help` lists the options of a command.";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
+        std::cout << usage << "\n";
+        return argc < 2 ? 2 : 0;
+    }
+    const std::string command = argv[1];
+    const std::vector<std::string> args(argv + 2, argv + argc);
+    try {
+        if (command == "info") return adimg::cli::run_info(args);
+        if (command == "assemble") return adimg::cli::run_assemble(args);
+        if (command == "solve") return adimg::cli::run_solve(args);
+        std::cerr << "adimg: unknown command '" << command << "'; use info, assemble or solve (adimg --help)\n";
+        return 2;
+    } catch (const adimg::input_error& e) {
+        std::cerr << "adimg " << command << ": error: " << e.what() << "\n";
+        return 2;
+    } catch (const adimg::device_error& e) {
+        std::cerr << "adimg " << command << ": device error: " << e.what() << "\n";
+        return 3;
+    } catch (const std::bad_alloc&) {
+        std::cerr << "adimg " << command << ": error: out of host memory; use a lower --level\n";
+        return 3;
+    } catch (const std::exception& e) {
+        std::cerr << "adimg " << command << ": internal error: " << e.what() << "\n";
+        return 4;
+    }
+}

@@ -1,0 +1,68 @@
+#include "tables.hpp"
+
+#include <cmath>
+
+namespace adimg::cli {
+
+std::string format_bytes(double bytes) {
+    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (bytes >= 1024.0 && u < 4) {
+        bytes /= 1024.0;
+        ++u;
+    }
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.1f %s", bytes, units[u]);
+    return buffer;
+}
+
+std::string describe(const SolverOptions& o) {
+    char buffer[512];
+    const std::string smoother =
+        to_string(o.smoother) + (o.smoother == Smoother::jacobi ? " (omega " + std::to_string(o.omega).substr(0, 4) + ")"
+                                 : o.smoother == Smoother::adi ? " (line-omega " + std::to_string(o.line_omega).substr(0, 4) + ")"
+                                                               : "");
+    std::snprintf(buffer, sizeof buffer,
+                  "precision %s, smoother %s, %d pre + %d post steps, V-cycle down to level %d "
+                  "(PCG with %s, %g digits)%s, stop at %g digits",
+                  to_string(o.precision).c_str(), smoother.c_str(), o.pre_smooth, o.post_smooth, o.coarse_level,
+                  to_string(o.coarse_preconditioner).c_str(), o.coarse_digits,
+                  o.precision == Precision::mixed
+                      ? (", inner " + to_string(o.inner) +
+                         (o.inner.kind == InnerStop::Kind::digits ? " (max " + std::to_string(o.inner_max_cycles) + " cycles)" : ""))
+                            .c_str()
+                      : "",
+                  o.digits);
+    return buffer;
+}
+
+void print_levels(std::FILE* out, const std::vector<LevelInfo>& levels) {
+    std::fprintf(out, "  %5s  %13s  %12s  %12s\n", "level", "grid", "unknowns", "memory");
+    double total = 0.0;
+    for (const LevelInfo& l : levels) {
+        const std::string grid = std::to_string(l.mx) + "x" + std::to_string(l.my);
+        std::fprintf(out, "  %5d  %13s  %12lld  %12s\n", l.level, grid.c_str(), static_cast<long long>(l.mx) * l.my,
+                     format_bytes(static_cast<double>(l.bytes)).c_str());
+        total += static_cast<double>(l.bytes);
+    }
+    std::fprintf(out, "  %5s  %13s  %12s  %12s\n", "total", "", "", format_bytes(total).c_str());
+}
+
+void print_history_header(std::FILE* out, double initial_defect) {
+    std::fprintf(out, "  %5s  %5s  %12s  %9s  %s\n", "outer", "inner", "defect", "rate", "inner defects (relative)");
+    std::fprintf(out, "  %5d  %5s  %12.4e  %9s\n", 0, "-", initial_defect, "-");
+}
+
+void print_history_row(std::FILE* out, int outer, const OuterStep& step) {
+    std::string inner;
+    for (double d : step.inner_defects) {
+        char b[16];
+        std::snprintf(b, sizeof b, " %.1e", d);
+        inner += b;
+    }
+    std::fprintf(out, "  %5d  %5d  %12.4e  %9.3e %s%s\n", outer, step.inner_cycles, step.defect, step.rate,
+                 step.double_inner ? " [double inner]" : "", inner.c_str());
+    std::fflush(out);
+}
+
+}  // namespace adimg::cli

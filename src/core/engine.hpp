@@ -1,0 +1,123 @@
+#pragma once
+// The generic solver engine: the hierarchy in a backend's memory, the choice of precisions and
+// the refinement loop around it. Each backend instantiates Engine<ItsBackend> once.
+
+#include <adimg/error.hpp>
+#include <adimg/solver.hpp>
+
+#include "multigrid.hpp"
+#include "refinement.hpp"
+
+#include <optional>
+#include <utility>
+
+namespace adimg {
+
+template <class Backend>
+class Engine final : public SolverEngine {
+public:
+    template <class... Args>
+    explicit Engine(const SolverOptions& options, Args&&... backend_args)
+        : options_(options), be_(std::forward<Args>(backend_args)...) {
+        // With one precision throughout, refinement is plain multigrid: one V-cycle per step.
+        if (options_.precision != Precision::mixed) options_.inner = {InnerStop::Kind::cycles, 1};
+    }
+
+    void setup(const Hierarchy& hierarchy) override {
+        mg_float_.reset();
+        mg_double_.reset();
+        A_double_.reset();
+        switch (options_.precision) {
+        case Precision::double_:
+            mg_double_.emplace(be_, hierarchy, options_);
+            break;
+        case Precision::single:
+            mg_float_.emplace(be_, hierarchy, options_);
+            break;
+        case Precision::mixed:
+            mg_float_.emplace(be_, hierarchy, options_);
+            A_double_.emplace(be_.template make_matrix<double>(hierarchy.finest().A));
+            // The double hierarchy of a fallback is built only when a solve needs it.
+            if (options_.fallback_to_double) fallback_hierarchy_ = hierarchy;
+            break;
+        }
+        const std::size_t n = hierarchy.finest().A.rows();
+        if (options_.precision == Precision::single)
+            outer_float_.emplace(be_, n);
+        else
+            outer_double_.emplace(be_, n);
+    }
+
+    SolveReport solve(const std::vector<double>& b, std::vector<double>& x, const StepCallback& on_step) override {
+        SolveReport report;
+        switch (options_.precision) {
+        case Precision::double_:
+            run(*outer_double_, mg_double_->finest_matrix(), *mg_double_, b, x, on_step, report, false);
+            break;
+        case Precision::single:
+            run(*outer_float_, mg_float_->finest_matrix(), *mg_float_, b, x, on_step, report, false);
+            break;
+        case Precision::mixed:
+            run(*outer_double_, *A_double_, *mg_float_, b, x, on_step, report, options_.fallback_to_double);
+            break;
+        }
+        return report;
+    }
+
+    std::vector<LevelInfo> levels() const override {
+        std::vector<LevelInfo> out = mg_float_ ? mg_float_->info() : mg_double_->info();
+        const long long outer_bytes = outer_double_ ? 3 * outer_double_->bytes() : 0;
+        out.back().bytes += (A_double_ ? static_cast<long long>(Backend::bytes(*A_double_)) : 0) + outer_bytes;
+        return out;
+    }
+
+    std::string device_name() const override { return be_.name(); }
+
+private:
+    /// b, x and d of the outer loop, in its precision.
+    template <class T>
+    struct OuterVectors {
+        typename Backend::template vector<T> b, x, d;
+        OuterVectors(Backend& be, std::size_t n)
+            : b(be.template make_vector<T>(n)), x(be.template make_vector<T>(n)), d(be.template make_vector<T>(n)) {}
+        long long bytes() const { return static_cast<long long>(b.size() * sizeof(T)); }
+    };
+
+    template <class Outer, class Inner>
+    void run(OuterVectors<Outer>& v, const typename Backend::template matrix<Outer>& A, Multigrid<Backend, Inner>& mg,
+             const std::vector<double>& b, std::vector<double>& x, const StepCallback& on_step, SolveReport& report,
+             bool may_fall_back) {
+        be_.upload(b, v.b);
+        be_.upload(x, v.x);
+        InnerMultigrid<Backend, Outer, Inner> inner(be_, mg, options_);
+        auto inner_step = [&](auto&&... args) { return inner.correct(args...); };
+        struct DoubleInner {
+            Engine* engine;
+            bool enabled;
+            bool available() const { return enabled; }
+            bool operator()(const typename Backend::template vector<Outer>& d, double norm,
+                            typename Backend::template vector<Outer>& x, OuterStep& step) {
+                if constexpr (std::is_same_v<Outer, double>) {
+                    if (!engine->mg_double_) engine->mg_double_.emplace(engine->be_, engine->fallback_hierarchy_, engine->options_);
+                    InnerMultigrid<Backend, double, double> exact(engine->be_, *engine->mg_double_, engine->options_);
+                    return exact.correct(d, norm, x, step);
+                } else {
+                    return false;
+                }
+            }
+        } fallback{this, may_fall_back};
+        refine<Backend, Outer>(be_, A, v.b, v.x, v.d, inner_step, fallback, options_, on_step, report);
+        be_.download(v.x, x);
+    }
+
+    SolverOptions options_;
+    Backend be_;
+    std::optional<Multigrid<Backend, float>> mg_float_;
+    std::optional<Multigrid<Backend, double>> mg_double_;
+    std::optional<typename Backend::template matrix<double>> A_double_;
+    std::optional<OuterVectors<double>> outer_double_;
+    std::optional<OuterVectors<float>> outer_float_;
+    Hierarchy fallback_hierarchy_;
+};
+
+}  // namespace adimg

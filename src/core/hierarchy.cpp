@@ -1,0 +1,117 @@
+#include <adimg/assembly.hpp>
+#include <adimg/error.hpp>
+#include <adimg/hierarchy.hpp>
+#include <adimg/stencil.hpp>
+
+#include <string>
+#include <utility>
+
+namespace adimg {
+
+Hierarchy rediscretized_hierarchy(const CaseSpec& spec, int level, int coarse_level) {
+    if (coarse_level > level) coarse_level = level;
+    Hierarchy h;
+    TensorMesh coarse = spec.mesh(coarse_level);
+    for (int l = coarse_level; l <= level; ++l) {
+        HostLevel host;
+        host.level = l;
+        host.A = assemble_stiffness(coarse);
+        if (l < level) {
+            TensorMesh fine = spec.mesh(l + 1);
+            host.split_x = split_positions(coarse.x, fine.x);
+            host.split_y = split_positions(coarse.y, fine.y);
+            coarse = std::move(fine);
+        }
+        h.levels.push_back(std::move(host));
+    }
+    return h;
+}
+
+namespace {
+
+/// The coarse nodes a fine node takes values from under the Q1 prolongation, with their weights;
+/// coarse boundary nodes are left out (they are Dirichlet, so P acts on interior nodes only).
+struct Parents {
+    int count = 0;
+    int node[2];
+    double weight[2];
+};
+
+Parents parents(int i, const std::vector<double>& split, int coarse_nodes) {
+    Parents out;
+    auto add = [&](int I, double w) {
+        if (I > 0 && I < coarse_nodes - 1 && w != 0.0) {
+            out.node[out.count] = I;
+            out.weight[out.count++] = w;
+        }
+    };
+    if (i % 2 == 0) {
+        add(i / 2, 1.0);
+    } else {
+        add(i / 2, 1.0 - split[i / 2]);
+        add(i / 2 + 1, split[i / 2]);
+    }
+    return out;
+}
+
+}  // namespace
+
+NineBands<double> galerkin_coarse(const NineBands<double>& fine, const std::vector<double>& split_x,
+                                  const std::vector<double>& split_y) {
+    const int mx = fine.mx, my = fine.my;
+    if (mx % 2 == 0 || my % 2 == 0 || mx < 3 || my < 3)
+        throw input_error("galerkin_coarse: a " + std::to_string(mx) + "x" + std::to_string(my) +
+                          " grid cannot be coarsened; both sizes must be odd and at least 3");
+    const int mxc = mx / 2 + 1, myc = my / 2 + 1;
+    if (static_cast<int>(split_x.size()) != mxc - 1 || static_cast<int>(split_y.size()) != myc - 1)
+        throw input_error("galerkin_coarse: need one split position per coarse element");
+    NineBands<double> coarse(mxc, myc);
+    for (int j = 0; j < my; ++j) {
+        const Parents py = parents(j, split_y, myc);
+        for (int i = 0; i < mx; ++i) {
+            const Parents px = parents(i, split_x, mxc);
+            if (px.count == 0 || py.count == 0) continue;
+            const std::size_t p = static_cast<std::size_t>(j) * mx + i;
+            for (int k = 0; k < 9; ++k) {
+                const double a = fine(k, p);
+                if (a == 0.0) continue;
+                const int qi = i + band_dx(k), qj = j + band_dy(k);
+                const Parents qx = parents(qi, split_x, mxc), qy = parents(qj, split_y, myc);
+                for (int b = 0; b < py.count; ++b)
+                    for (int c = 0; c < px.count; ++c) {
+                        const std::size_t P = static_cast<std::size_t>(py.node[b]) * mxc + px.node[c];
+                        const double wp = py.weight[b] * px.weight[c] * a;
+                        for (int d = 0; d < qy.count; ++d)
+                            for (int e = 0; e < qx.count; ++e)
+                                coarse(band_index(qx.node[e] - px.node[c], qy.node[d] - py.node[b]), P) +=
+                                    wp * qy.weight[d] * qx.weight[e];
+                    }
+            }
+        }
+    }
+    for (int J = 0; J < myc; ++J)
+        for (int I = 0; I < mxc; ++I)
+            if (on_boundary(I, J, mxc, myc)) coarse(C, static_cast<std::size_t>(J) * mxc + I) = 1.0;
+    return coarse;
+}
+
+Hierarchy galerkin_hierarchy(NineBands<double> finest, const std::vector<std::vector<double>>& split_x,
+                             const std::vector<std::vector<double>>& split_y, int finest_level) {
+    if (split_x.size() != split_y.size())
+        throw input_error("galerkin_hierarchy: split positions for x and y cover different numbers of levels");
+    const int levels = static_cast<int>(split_x.size()) + 1;
+    Hierarchy h;
+    h.levels.resize(levels);
+    h.levels.back().level = finest_level;
+    h.levels.back().A = std::move(finest);
+    for (int l = levels - 2; l >= 0; --l) {
+        HostLevel& level = h.levels[l];
+        level.level = finest_level - (levels - 1 - l);
+        level.split_x = split_x[l];
+        level.split_y = split_y[l];
+        level.A = galerkin_coarse(h.levels[l + 1].A, level.split_x, level.split_y);
+    }
+    return h;
+}
+
+}  // namespace adimg

@@ -1,0 +1,122 @@
+#pragma once
+// The multigrid V-cycle, written once for every backend and precision (DESIGN.md §3).
+
+#include <adimg/hierarchy.hpp>
+#include <adimg/options.hpp>
+#include <adimg/report.hpp>
+
+#include "pcg.hpp"
+
+#include <utility>
+#include <vector>
+
+namespace adimg {
+
+/// The level hierarchy in the backend's memory, in precision T, and the V-cycle on it.
+///
+/// Each level holds its matrix, its split positions toward the next finer level, and the vectors
+/// x (iterate), b (right-hand side), d (defect) and scratch (the second buffer of the smoothers
+/// that write out of place). The finest level's b and x are the cycle's input and output.
+template <class Backend, class T>
+class Multigrid {
+public:
+    using Vector = typename Backend::template vector<T>;
+    using Matrix = typename Backend::template matrix<T>;
+
+    Multigrid(Backend& backend, const Hierarchy& hierarchy, const SolverOptions& options)
+        : be_(backend),
+          options_(options),
+          coarse_(backend, hierarchy.levels.front().A.rows(), options.coarse_preconditioner, options.coarse_digits) {
+        for (const HostLevel& host : hierarchy.levels) {
+            const std::size_t n = host.A.rows();
+            levels_.push_back(Level{host.level, host.A.mx, host.A.my, be_.template make_matrix<T>(host.A),
+                                    upload(host.split_x), upload(host.split_y), be_.template make_vector<T>(n),
+                                    be_.template make_vector<T>(n), be_.template make_vector<T>(n),
+                                    be_.template make_vector<T>(n)});
+        }
+    }
+
+    Vector& rhs() { return levels_.back().b; }
+    Vector& solution() { return levels_.back().x; }
+    const Matrix& finest_matrix() const { return levels_.back().A; }
+
+    /// One V-cycle on the finest level: x <- x + MG (b - A x).
+    void cycle() {
+        const std::size_t finest = levels_.size() - 1;
+        for (std::size_t l = finest; l > 0; --l) {
+            Level& level = levels_[l];
+            if (l != finest) be_.fill(level.x, T(0));
+            smooth(level, options_.pre_smooth);
+            be_.defect(level.A, level.b, level.x, level.d);
+            Level& coarse = levels_[l - 1];
+            be_.restrict_to(level.d, level.mx, level.my, coarse.split_x, coarse.split_y, coarse.b);
+        }
+        Level& coarsest = levels_.front();
+        if (finest != 0) be_.fill(coarsest.x, T(0));
+        coarse_.solve(coarsest.A, coarsest.b, coarsest.x);
+        for (std::size_t l = 1; l <= finest; ++l) {
+            Level& level = levels_[l];
+            const Level& coarse = levels_[l - 1];
+            be_.prolong_add(coarse.x, coarse.split_x, coarse.split_y, level.x, level.mx, level.my);
+            smooth(level, options_.post_smooth);
+        }
+    }
+
+    /// ||b - A x|| on the finest level, leaving the defect in d.
+    double defect_norm() {
+        Level& f = levels_.back();
+        be_.defect(f.A, f.b, f.x, f.d);
+        return be_.norm2(f.d);
+    }
+
+    std::vector<LevelInfo> info() const {
+        std::vector<LevelInfo> out;
+        for (const Level& l : levels_) {
+            const long long n = static_cast<long long>(l.mx) * l.my;
+            out.push_back({l.level, l.mx, l.my,
+                           static_cast<long long>(Backend::bytes(l.A)) + 4 * n * static_cast<long long>(sizeof(T))});
+        }
+        return out;
+    }
+
+private:
+    struct Level {
+        int level, mx, my;
+        Matrix A;
+        Vector split_x, split_y;
+        Vector x, b, d, scratch;
+    };
+
+    Vector upload(const std::vector<double>& host) {
+        Vector v = be_.template make_vector<T>(host.size());
+        be_.upload(host, v);
+        return v;
+    }
+
+    /// `steps` smoothing steps; an ADI application (x-lines, then y-lines) counts as two.
+    void smooth(Level& level, int steps) {
+        for (int s = 0; s < steps; ++s) {
+            switch (options_.smoother) {
+            case Smoother::jacobi:
+                be_.jacobi(level.A, level.b, level.x, level.scratch, T(options_.omega));
+                std::swap(level.x, level.scratch);
+                break;
+            case Smoother::gauss_seidel:
+                be_.gauss_seidel(level.A, level.b, level.x);
+                break;
+            case Smoother::adi:
+                be_.line_relax(level.A, level.b, level.x, level.scratch, s % 2 == 0 ? Direction::x : Direction::y,
+                               T(options_.line_omega));
+                std::swap(level.x, level.scratch);
+                break;
+            }
+        }
+    }
+
+    Backend& be_;
+    SolverOptions options_;
+    std::vector<Level> levels_;
+    Pcg<Backend, T> coarse_;
+};
+
+}  // namespace adimg

@@ -1,0 +1,141 @@
+#pragma once
+// Iterative refinement (paper Sec. 2.5), written once for every backend and precision pair.
+
+#include <adimg/options.hpp>
+#include <adimg/report.hpp>
+#include <adimg/solver.hpp>
+
+#include "multigrid.hpp"
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+namespace adimg {
+
+/// The inner solver of the refinement loop: V-cycles in precision Inner on the scaled defect.
+///
+/// Given the outer defect d with norm ||d||, it sets the inner right-hand side to d / ||d|| (so
+/// float neither underflows nor overflows, DESIGN.md §3), runs V-cycles from zero until the
+/// inner stopping rule holds, and adds ||d|| c to the outer iterate x.
+template <class Backend, class Outer, class Inner>
+class InnerMultigrid {
+public:
+    InnerMultigrid(Backend& backend, Multigrid<Backend, Inner>& mg, const SolverOptions& options)
+        : be_(backend), mg_(mg), options_(options) {}
+
+    /// Returns false, leaving x untouched, if the correction is not finite.
+    bool correct(const typename Backend::template vector<Outer>& d, double d_norm,
+                 typename Backend::template vector<Outer>& x, OuterStep& step) {
+        be_.scale_convert(1.0 / d_norm, d, mg_.rhs());
+        be_.fill(mg_.solution(), Inner(0));
+        const bool by_digits = options_.inner.kind == InnerStop::Kind::digits;
+        const int max_cycles = by_digits ? options_.inner_max_cycles : options_.inner.count;
+        const double target = std::pow(10.0, -options_.inner.count);  // the inner rhs has norm 1
+        for (int c = 0; c < max_cycles; ++c) {
+            mg_.cycle();
+            ++step.inner_cycles;
+            if (!by_digits) continue;
+            const double relative = mg_.defect_norm();
+            step.inner_defects.push_back(relative);
+            if (!std::isfinite(relative)) return false;
+            if (relative <= target) break;
+        }
+        if (!std::isfinite(be_.norm2(mg_.solution()))) return false;
+        be_.axpy(d_norm, mg_.solution(), x);
+        return true;
+    }
+
+private:
+    Backend& be_;
+    Multigrid<Backend, Inner>& mg_;
+    const SolverOptions& options_;
+};
+
+/// The outer loop: d = b - A x; stop when ||d|| <= 10^-digits ||d_0||; else x += inner(d).
+/// It watches for non-finite values, divergence and stagnation, and reports each as a status.
+/// `inner` is called as inner(d, ||d||, x, step) -> bool; when it returns false (non-finite
+/// correction) or the loop stagnates, `fallback` (if given, e.g. double inner cycles for a mixed
+/// solve) takes over for the rest of the solve.
+template <class Backend, class Outer, class Inner, class Fallback>
+void refine(Backend& be, const typename Backend::template matrix<Outer>& A,
+            const typename Backend::template vector<Outer>& b, typename Backend::template vector<Outer>& x,
+            typename Backend::template vector<Outer>& d, Inner&& inner, Fallback&& fallback,
+            const SolverOptions& options, const StepCallback& on_step, SolveReport& report) {
+    be.defect(A, b, x, d);
+    double norm = be.norm2(d);
+    report.initial_defect = report.final_defect = norm;
+    if (!std::isfinite(norm)) {
+        report.status = SolveStatus::non_finite;
+        report.message = "the initial defect is not finite: check the right-hand side and the initial guess";
+        return;
+    }
+    const double target = std::pow(10.0, -options.digits) * norm;
+    double best = norm;
+    int steps_since_progress = 0;
+    bool use_fallback = false;
+    auto switch_to_fallback = [&](const char* why) {
+        if (use_fallback || !fallback.available()) return false;
+        use_fallback = true;
+        report.fell_back_to_double = true;
+        report.message = std::string("the float inner solve ") + why + "; continued with double inner cycles";
+        steps_since_progress = 0;
+        return true;
+    };
+    while (norm > target) {
+        if (report.outer_iterations >= options.max_iterations) {
+            report.status = SolveStatus::max_iterations;
+            report.message = "no convergence within " + std::to_string(options.max_iterations) +
+                             " outer iterations (--max-iterations); try the adi smoother or more smoothing steps";
+            return;
+        }
+        OuterStep step;
+        step.double_inner = use_fallback;
+        const bool finite = use_fallback ? fallback(d, norm, x, step) : inner(d, norm, x, step);
+        ++report.outer_iterations;
+        report.inner_cycles += step.inner_cycles;
+        if (!finite) {
+            report.history.push_back(step);
+            if (switch_to_fallback("produced non-finite values")) continue;
+            report.status = SolveStatus::non_finite;
+            report.message = "the inner solve produced non-finite values at outer iteration " +
+                             std::to_string(report.outer_iterations) +
+                             ": the smoother diverges on this problem; try --smoother adi or a smaller --omega";
+            return;
+        }
+        be.defect(A, b, x, d);
+        const double next = be.norm2(d);
+        step.defect = next;
+        step.rate = next / norm;
+        report.history.push_back(step);
+        if (on_step) on_step(step);
+        norm = next;
+        report.final_defect = norm;
+        if (!std::isfinite(norm)) {
+            report.status = SolveStatus::non_finite;
+            report.message = "the defect became non-finite at outer iteration " + std::to_string(report.outer_iterations);
+            return;
+        }
+        if (norm > options.divergence_factor * report.initial_defect) {
+            report.status = SolveStatus::diverged;
+            report.message = "diverged: the defect grew to " + std::to_string(norm / report.initial_defect) +
+                             " times its initial value; try --smoother adi or a smaller --omega";
+            return;
+        }
+        if (norm < 0.99 * best) {
+            best = norm;
+            steps_since_progress = 0;
+        } else if (++steps_since_progress >= options.stall_steps) {
+            if (switch_to_fallback("stalled")) continue;
+            report.status = SolveStatus::stagnated;
+            report.message = "stagnated: no progress over " + std::to_string(options.stall_steps) +
+                             " outer iterations after gaining " +
+                             std::to_string(std::log10(report.initial_defect / best)) +
+                             " digits; the precision of the inner solve cannot resolve this problem";
+            return;
+        }
+    }
+    report.status = SolveStatus::converged;
+}
+
+}  // namespace adimg

@@ -1,0 +1,196 @@
+#pragma once
+// The CPU backend: the operations of the generic solver (src/core/multigrid.hpp) on host memory,
+// parallelised with OpenMP. It is the reference every CUDA kernel is tested against, so each
+// operation is the plain loop around the shared formula in <adimg/stencil.hpp>.
+
+#include <adimg/nine_bands.hpp>
+#include <adimg/stencil.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace adimg {
+
+class CpuBackend {
+public:
+    template <class T>
+    using vector = std::vector<T>;
+    template <class T>
+    using matrix = NineBands<T>;
+
+    std::string name() const;
+
+    // --- memory ---------------------------------------------------------------------------
+    template <class T>
+    vector<T> make_vector(std::size_t n) { return vector<T>(n, T(0)); }
+    template <class T>
+    matrix<T> make_matrix(const NineBands<double>& A) { return convert_bands<T>(A); }
+    template <class T>
+    void upload(const std::vector<double>& host, vector<T>& v) { v.assign(host.begin(), host.end()); }
+    template <class T>
+    void download(const vector<T>& v, std::vector<double>& host) { host.assign(v.begin(), v.end()); }
+    template <class T>
+    static std::size_t bytes(const matrix<T>& A) { return A.values.size() * sizeof(T); }
+
+    // --- stencil operations -----------------------------------------------------------------
+    /// d = b - A x
+    template <class T>
+    void defect(const matrix<T>& A, const vector<T>& b, const vector<T>& x, vector<T>& d) {
+        const BandsView<T> Av = view(A);
+#pragma omp parallel for schedule(static)
+        for (int j = 0; j < A.my; ++j)
+            for (int i = 0; i < A.mx; ++i) {
+                const std::size_t p = static_cast<std::size_t>(j) * A.mx + i;
+                d[p] = b[p] - row_product<T>(Av, x.data(), i, j);
+            }
+    }
+
+    /// x_out = x_in + omega D^-1 (b - A x_in)
+    template <class T>
+    void jacobi(const matrix<T>& A, const vector<T>& b, const vector<T>& x_in, vector<T>& x_out, T omega) {
+        const BandsView<T> Av = view(A);
+#pragma omp parallel for schedule(static)
+        for (int j = 0; j < A.my; ++j)
+            for (int i = 0; i < A.mx; ++i) {
+                const std::size_t p = static_cast<std::size_t>(j) * A.mx + i;
+                x_out[p] = jacobi_update(x_in[p], b[p], row_product<T>(Av, x_in.data(), i, j), Av(C, p), omega);
+            }
+    }
+
+    /// One four-colour Gauss–Seidel sweep in place: colours (0,0), (1,0), (0,1), (1,1) as
+    /// (i%2, j%2); nodes of one colour do not couple, so each colour is a parallel update.
+    template <class T>
+    void gauss_seidel(const matrix<T>& A, const vector<T>& b, vector<T>& x) {
+        const BandsView<T> Av = view(A);
+        for (int colour = 0; colour < 4; ++colour) {
+            const int ci = colour & 1, cj = colour >> 1;
+#pragma omp parallel for schedule(static)
+            for (int j = cj; j < A.my; j += 2)
+                for (int i = ci; i < A.mx; i += 2) {
+                    const std::size_t p = static_cast<std::size_t>(j) * A.mx + i;
+                    x[p] = jacobi_update(x[p], b[p], row_product<T>(Av, x.data(), i, j), Av(C, p), T(1));
+                }
+        }
+    }
+
+    /// One ADI half-step: for every grid line in `direction`, solve the tridiagonal system of its
+    /// in-line couplings with right-hand side b - (off-line couplings) x_in, by the Thomas
+    /// algorithm, and write x_in + omega (solution - x_in) to x_out. y-lines are solved a block
+    /// of columns at a time so that the sweep along j streams whole rows.
+    template <class T>
+    void line_relax(const matrix<T>& A, const vector<T>& b, const vector<T>& x_in, vector<T>& x_out, Direction direction,
+                    T omega) {
+        const BandsView<T> Av = view(A);
+        const int mx = A.mx, my = A.my;
+        const bool along_x = direction == Direction::x;
+        const int lines = along_x ? my : mx, length = along_x ? mx : my;
+        const int block = along_x ? 1 : 64;  // lines solved together
+        const std::size_t row_stride = along_x ? 1 : mx, line_stride = along_x ? mx : 1;
+#pragma omp parallel
+        {
+            std::vector<T> c_prime(static_cast<std::size_t>(length) * block), next(block);
+#pragma omp for schedule(static)
+            for (int first = 0; first < lines; first += block) {
+                const int count = std::min(block, lines - first);
+                // Forward elimination, right-hand side formed on the fly; d' goes to x_out.
+                for (int r = 0; r < length; ++r) {
+                    for (int s = 0; s < count; ++s) {
+                        const std::size_t p = (first + s) * line_stride + r * row_stride;
+                        const int i = static_cast<int>(p % mx), j = static_cast<int>(p / mx);
+                        const LineRow<T> row = line_row(Av, p, direction);
+                        const T rhs = b[p] - off_line_product(Av, x_in.data(), i, j, direction);
+                        T& cp = c_prime[static_cast<std::size_t>(r) * block + s];
+                        if (r == 0) {
+                            cp = row.upper / row.diag;
+                            x_out[p] = rhs / row.diag;
+                        } else {
+                            const T cp_prev = c_prime[static_cast<std::size_t>(r - 1) * block + s];
+                            const T pivot = row.diag - row.lower * cp_prev;
+                            cp = row.upper / pivot;
+                            x_out[p] = (rhs - row.lower * x_out[p - row_stride]) / pivot;
+                        }
+                    }
+                }
+                // Back substitution; `next` holds the undamped solution of the row below.
+                for (int r = length - 1; r >= 0; --r)
+                    for (int s = 0; s < count; ++s) {
+                        const std::size_t p = (first + s) * line_stride + r * row_stride;
+                        const T solution =
+                            r == length - 1 ? x_out[p] : x_out[p] - c_prime[static_cast<std::size_t>(r) * block + s] * next[s];
+                        next[s] = solution;
+                        x_out[p] = relax(x_in[p], solution, omega);
+                    }
+            }
+        }
+    }
+
+    // --- grid transfer ----------------------------------------------------------------------
+    /// coarse = R fine (R = P^T); coarse boundary nodes get 0.
+    template <class T>
+    void restrict_to(const vector<T>& fine, int mx_fine, int my_fine, const vector<T>& split_x,
+                     const vector<T>& split_y, vector<T>& coarse) {
+        const int mxc = mx_fine / 2 + 1, myc = my_fine / 2 + 1;
+#pragma omp parallel for schedule(static)
+        for (int J = 0; J < myc; ++J)
+            for (int I = 0; I < mxc; ++I)
+                coarse[static_cast<std::size_t>(J) * mxc + I] =
+                    restrict_value(fine.data(), mx_fine, my_fine, split_x.data(), split_y.data(), I, J);
+    }
+
+    /// fine += P coarse, on interior fine nodes.
+    template <class T>
+    void prolong_add(const vector<T>& coarse, const vector<T>& split_x, const vector<T>& split_y, vector<T>& fine,
+                     int mx_fine, int my_fine) {
+        const int mxc = mx_fine / 2 + 1;
+#pragma omp parallel for schedule(static)
+        for (int j = 1; j < my_fine - 1; ++j)
+            for (int i = 1; i < mx_fine - 1; ++i)
+                fine[static_cast<std::size_t>(j) * mx_fine + i] +=
+                    prolong_value(coarse.data(), mxc, split_x.data(), split_y.data(), i, j);
+    }
+
+    // --- vector operations ------------------------------------------------------------------
+    template <class T>
+    void fill(vector<T>& v, T value) {
+        std::fill(v.begin(), v.end(), value);
+    }
+    /// y += alpha x, converting x to y's precision.
+    template <class S, class T>
+    void axpy(double alpha, const vector<S>& x, vector<T>& y) {
+        const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(y.size());
+#pragma omp parallel for schedule(static)
+        for (std::ptrdiff_t p = 0; p < n; ++p) y[p] = T(y[p] + alpha * x[p]);
+    }
+    /// y = x + beta y
+    template <class T>
+    void xpay(const vector<T>& x, double beta, vector<T>& y) {
+        const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(y.size());
+#pragma omp parallel for schedule(static)
+        for (std::ptrdiff_t p = 0; p < n; ++p) y[p] = T(x[p] + beta * y[p]);
+    }
+    /// dst = alpha src, converting to dst's precision (the scaling keeps float in range).
+    template <class S, class T>
+    void scale_convert(double alpha, const vector<S>& src, vector<T>& dst) {
+        const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(dst.size());
+#pragma omp parallel for schedule(static)
+        for (std::ptrdiff_t p = 0; p < n; ++p) dst[p] = T(alpha * src[p]);
+    }
+    /// x·y accumulated in double, whatever T is (float sums of A5 defects would overflow).
+    template <class T>
+    double dot(const vector<T>& x, const vector<T>& y) {
+        const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(x.size());
+        double sum = 0.0;
+#pragma omp parallel for schedule(static) reduction(+ : sum)
+        for (std::ptrdiff_t p = 0; p < n; ++p) sum += double(x[p]) * double(y[p]);
+        return sum;
+    }
+    template <class T>
+    double norm2(const vector<T>& x) {
+        return std::sqrt(dot(x, x));
+    }
+};
+
+}  // namespace adimg
