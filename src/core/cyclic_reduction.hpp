@@ -1,0 +1,164 @@
+#pragma once
+// Cyclic reduction for one tridiagonal line, laid out so that shared memory sees no bank
+// conflicts (paper Sec. 3.4, Fig. 4). The algorithm is written once as a sequence of phases over
+// an executor: the CUDA kernel runs each phase with all threads of a block and a barrier after it,
+// the host test runs the same phases as plain loops, so CI checks the index arithmetic without a GPU.
+//
+// Levels: S_0 is the line (n equations); S_{k+1} holds the odd equations of S_k after eliminating
+// their even neighbours, so n_k = n >> k, down to n_K = 1 with K = floor(log2 n).
+// Storage, in words of T inside one buffer:
+//   E_k  the even equations of every level (a, b, c, v), kept for the back substitution;
+//   O_k  the odd equations of level k >= 1, the input of the next reduction; two ping-pong
+//        buffers (levels 1, 3, 5, ... and 2, 4, ...), since each phase reads one and writes the other;
+//        the odd equations of level 0 are never stored: the first reduction reads them from memory;
+//   X_k  the solution of level k >= 1, again two ping-pong buffers.
+// Bank conflicts: a reduction phase has thread beta write equation beta of S_{k+1} either to
+// E_{k+1}[beta/2] (beta even) or to O_{k+1}[beta/2] (beta odd), so each warp writes 16 consecutive
+// words of E and 16 of O. These hit disjoint banks when the two bases differ by 64 bytes modulo
+// 128 (16 banks of 4 bytes; for double, each half-warp's 8 + 8 doubles likewise), so each E_k is
+// padded to meet that. All reads are of consecutive (or identical) words. The back substitution
+// has thread alpha write X_k[alpha], consecutive again. Total: about 6.25 n words.
+
+#include <adimg/host_device.hpp>
+
+namespace adimg {
+
+constexpr int cr_max_levels = 16;  // lines of up to 65535 equations
+
+/// Where everything lives for a line of n equations, in words of the element type.
+struct CrLayout {
+    int n = 0;
+    int levels = 0;                   ///< K: reductions until one equation is left
+    int even_offset[cr_max_levels + 1];  ///< start of E_k inside each of the four E arrays
+    int even_size = 0;                ///< words per E array, padding included
+    int odd_offset[2];                ///< start of the two O ping-pong buffers
+    int odd_size = 0;                 ///< words per O array (both buffers)
+    int solution_offset[2];           ///< start of the two X ping-pong buffers
+    int words = 0;                    ///< total words: 4 E arrays, 4 O arrays, X
+
+    ADIMG_HD int size(int k) const { return n >> k; }             ///< n_k
+    ADIMG_HD int evens(int k) const { return (size(k) + 1) / 2; }  ///< equations in E_k
+    /// Array bases inside the buffer: arrays 0..3 are a, b, c, v.
+    ADIMG_HD int even_base(int array, int k) const { return array * even_size + even_offset[k]; }
+    ADIMG_HD int odd_base(int array, int k) const { return 4 * even_size + array * odd_size + odd_offset[k & 1]; }
+    ADIMG_HD int solution_base(int k) const { return 4 * even_size + 4 * odd_size + solution_offset[k & 1]; }
+};
+
+/// Computes the layout for n >= 1 equations of `word_bytes` each.
+inline CrLayout make_cr_layout(int n, int word_bytes) {
+    CrLayout L{};
+    L.n = n;
+    while ((n >> (L.levels + 1)) >= 1) ++L.levels;
+    // O buffers: odd equations of levels 1, 3, ... go to buffer 1, of levels 2, 4, ... to buffer 0.
+    const int odd1 = n >> 2, odd0 = n >> 3;  // o_1 = n_2, o_2 = n_3 (the largest of each parity)
+    L.odd_offset[1] = 0;
+    L.odd_offset[0] = odd1;
+    L.odd_size = odd1 + odd0 + 1;
+    // E_k padded so that (O base of level k) - (E base of level k) = 64 bytes mod 128.
+    const int period = 128 / word_bytes, half = 64 / word_bytes;
+    int offset = 0;
+    for (int k = 0; k <= L.levels; ++k) {
+        if (k >= 1) {
+            const int odd_start = 4 * 0 + L.odd_offset[k & 1];  // relative to the O region of array 0
+            // E array a starts at 0 and O array a at 4*even_size + odd_start; padding E_k alone
+            // cannot see even_size yet, so align both regions to `period` and pad E_k relative to it.
+            const int want = ((odd_start - half) % period + period) % period;
+            offset += ((want - offset) % period + period) % period;
+        }
+        L.even_offset[k] = offset;
+        offset += L.evens(k);
+    }
+    L.even_size = (offset + period - 1) / period * period;  // keeps every array aligned to `period`
+    L.odd_size = (L.odd_size + period - 1) / period * period;
+    L.solution_offset[1] = 0;
+    L.solution_offset[0] = n >> 1;  // X_1 has n_1 words
+    L.words = 4 * L.even_size + 4 * L.odd_size + (n >> 1) + (n >> 2) + 1;
+    return L;
+}
+
+/// One equation of a tridiagonal system: a x_{i-1} + b x_i + c x_{i+1} = v.
+template <class T>
+struct CrEquation {
+    T a, b, c, v;
+};
+
+/// Eliminates the even neighbours of an odd equation (paper Eq. 3). `hi` may be absent at the end.
+template <class T>
+ADIMG_HD CrEquation<T> cr_reduce(const CrEquation<T>& lo, const CrEquation<T>& mid, const CrEquation<T>* hi) {
+    const T f_lo = mid.a / lo.b;
+    CrEquation<T> out{-f_lo * lo.a, mid.b - f_lo * lo.c, T(0), mid.v - f_lo * lo.v};
+    if (hi) {
+        const T f_hi = mid.c / hi->b;
+        out.b -= f_hi * hi->a;
+        out.c = -f_hi * hi->c;
+        out.v -= f_hi * hi->v;
+    }
+    return out;
+}
+
+/// Solves an even equation once its odd neighbours are known (paper Eq. 4).
+template <class T>
+ADIMG_HD T cr_substitute(const CrEquation<T>& e, T x_lo, T x_hi) {
+    return (e.v - e.a * x_lo - e.c * x_hi) / e.b;
+}
+
+/// Cyclic reduction of one line. `load(i)` returns equation i of the line (from global memory),
+/// `store(i, x)` receives its solution. `shared` is the buffer described by `layout`.
+/// `phase(count, body)` must call body(t) for t in [0, count) and then wait until all calls of
+/// the phase (all threads) are done before the next phase.
+template <class T, class Phase, class Load, class Store>
+ADIMG_HD void cyclic_reduction(const CrLayout& L, T* shared, Phase&& phase, Load&& load, Store&& store) {
+    auto put = [&](int base_of_array0, int stride, int i, const CrEquation<T>& e) {
+        shared[base_of_array0 + i] = e.a;
+        shared[base_of_array0 + stride + i] = e.b;
+        shared[base_of_array0 + 2 * stride + i] = e.c;
+        shared[base_of_array0 + 3 * stride + i] = e.v;
+    };
+    auto get = [&](int base_of_array0, int stride, int i) {
+        return CrEquation<T>{shared[base_of_array0 + i], shared[base_of_array0 + stride + i],
+                             shared[base_of_array0 + 2 * stride + i], shared[base_of_array0 + 3 * stride + i]};
+    };
+    const int es = L.even_size, os = L.odd_size;
+    // Level 0: the even equations go to E_0.
+    phase(L.evens(0), [&](int i) { put(L.even_base(0, 0), es, i, load(2 * i)); });
+    // Reductions: S_{k+1}[beta] from the odd equation 2 beta + 1 of S_k and its even neighbours.
+    for (int k = 0; k < L.levels; ++k) {
+        phase(L.size(k + 1), [&](int beta) {
+            const CrEquation<T> lo = get(L.even_base(0, k), es, beta);
+            const CrEquation<T> mid = k == 0 ? load(2 * beta + 1) : get(L.odd_base(0, k), os, beta);
+            const bool has_hi = 2 * beta + 2 < L.size(k);
+            const CrEquation<T> hi = has_hi ? get(L.even_base(0, k), es, beta + 1) : lo;
+            const CrEquation<T> e = cr_reduce(lo, mid, has_hi ? &hi : nullptr);
+            if (beta % 2 == 0)
+                put(L.even_base(0, k + 1), es, beta / 2, e);
+            else
+                put(L.odd_base(0, k + 1), os, beta / 2, e);
+        });
+    }
+    // The last level has one equation.
+    phase(1, [&](int) {
+        const CrEquation<T> e = get(L.even_base(0, L.levels), es, 0);
+        const T x = e.v / e.b;
+        if (L.levels == 0) store(0, x);
+        else shared[L.solution_base(L.levels)] = x;
+    });
+    // Back substitution: X_k[alpha] from X_{k+1}; level 0 goes straight to `store`.
+    for (int k = L.levels - 1; k >= 0; --k) {
+        phase(L.size(k), [&](int alpha) {
+            const T* next = shared + L.solution_base(k + 1);
+            T x;
+            if (alpha % 2 == 1) {
+                x = next[alpha / 2];
+            } else {
+                const int i = alpha / 2;
+                const T x_lo = i > 0 ? next[i - 1] : T(0);
+                const T x_hi = alpha + 1 < L.size(k) ? next[i] : T(0);
+                x = cr_substitute(get(L.even_base(0, k), es, i), x_lo, x_hi);
+            }
+            if (k == 0) store(alpha, x);
+            else shared[L.solution_base(k) + alpha] = x;
+        });
+    }
+}
+
+}  // namespace adimg

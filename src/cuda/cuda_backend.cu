@@ -1,0 +1,81 @@
+#include "cuda_backend.cuh"
+
+#include "../core/engine.hpp"
+
+namespace adimg {
+
+namespace kernels {
+__global__ void dot_final(const double* partial, int count, double* result) {
+    __shared__ double sums[1024];
+    double sum = 0.0;
+    for (int i = threadIdx.x; i < count; i += blockDim.x) sum += partial[i];
+    sums[threadIdx.x] = sum;
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s /= 2) {
+        if (threadIdx.x < s) sums[threadIdx.x] += sums[threadIdx.x + s];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) *result = sums[0];
+}
+}  // namespace kernels
+
+bool cuda_available(std::string* why) {
+    int count = 0;
+    const cudaError_t status = cudaGetDeviceCount(&count);
+    if (status != cudaSuccess || count == 0) {
+        if (why) *why = status != cudaSuccess ? std::string("CUDA reports: ") + cudaGetErrorString(status) : "no CUDA device found";
+        (void)cudaGetLastError();
+        return false;
+    }
+    return true;
+}
+
+CudaBackend::CudaBackend() {
+    std::string why;
+    if (!cuda_available(&why)) throw device_error("--backend cuda: " + why + "; use --backend cpu or auto");
+    int device = 0;
+    ADIMG_CUDA_CHECK(cudaGetDevice(&device));
+    cudaDeviceProp props{};
+    ADIMG_CUDA_CHECK(cudaGetDeviceProperties(&props, device));
+    int optin = 0;
+    ADIMG_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    shared_limit_ = static_cast<std::size_t>(optin);
+    name_ = std::string(props.name) + " (sm_" + std::to_string(props.major) + std::to_string(props.minor) + ", " +
+            std::to_string(props.totalGlobalMem >> 30) + " GiB)";
+    ADIMG_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    partial_ = DeviceVector<double>(partial_count);
+    result_ = DeviceVector<double>(1);
+    ADIMG_CUDA_CHECK(cudaMallocHost(&host_result_, sizeof(double)));
+}
+
+CudaBackend::~CudaBackend() {
+    if (host_result_) cudaFreeHost(host_result_);
+    if (stream_) cudaStreamDestroy(stream_);
+}
+
+double CudaBackend::finish_dot(int count) {
+    kernels::dot_final<<<1, 1024, 0, stream_>>>(partial_.data(), count, result_.data());
+    ADIMG_CUDA_CHECK_LAUNCH("dot_final kernel");
+    ADIMG_CUDA_CHECK(cudaMemcpyAsync(host_result_, result_.data(), sizeof(double), cudaMemcpyDeviceToHost, stream_));
+    ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    return *host_result_;
+}
+
+template <class T>
+void CudaBackend::allow_shared() {
+    bool& done = shared_raised_[sizeof(T) == 8];
+    if (done) return;
+    ADIMG_CUDA_CHECK(cudaFuncSetAttribute(kernels::line_relax<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          static_cast<int>(shared_limit_)));
+    ADIMG_CUDA_CHECK(cudaFuncSetAttribute(kernels::tridiagonal_batch<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          static_cast<int>(shared_limit_)));
+    done = true;
+}
+template void CudaBackend::allow_shared<float>();
+template void CudaBackend::allow_shared<double>();
+
+std::unique_ptr<SolverEngine> make_cuda_engine(const SolverOptions& options) {
+    return std::make_unique<Engine<CudaBackend>>(options);
+}
+
+}  // namespace adimg

@@ -1,0 +1,193 @@
+#pragma once
+// The CUDA backend: the operations of the generic solver (src/core/multigrid.hpp) as kernels on
+// one stream. Only the reductions (dot, norm2) bring a scalar back to the host, because the
+// control flow of PCG and of the refinement loop needs it; everything else stays on the device.
+
+#include "device_memory.cuh"
+#include "kernels.cuh"
+
+#include <adimg/nine_bands.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace adimg {
+
+class CudaBackend {
+public:
+    template <class T>
+    using vector = DeviceVector<T>;
+    template <class T>
+    using matrix = DeviceBands<T>;
+
+    /// Selects the current device; throws device_error if none is usable.
+    CudaBackend();
+    ~CudaBackend();
+    CudaBackend(const CudaBackend&) = delete;
+    CudaBackend& operator=(const CudaBackend&) = delete;
+
+    std::string name() const { return name_; }
+    cudaStream_t stream() const { return stream_; }
+    /// The largest dynamic shared memory one block may use, as the device reports it.
+    std::size_t shared_bytes_per_block() const { return shared_limit_; }
+    /// The longest line the cyclic-reduction kernel can solve in precision T on this device.
+    template <class T>
+    int longest_line() const {
+        int lo = 1, hi = 1 << 16;
+        while (lo + 1 < hi) {
+            const int mid = (lo + hi) / 2;
+            (make_cr_layout(mid, sizeof(T)).words * sizeof(T) <= shared_limit_ ? lo : hi) = mid;
+        }
+        return lo;
+    }
+
+    // --- memory ---------------------------------------------------------------------------
+    template <class T>
+    vector<T> make_vector(std::size_t n) { return vector<T>(n); }
+    template <class T>
+    matrix<T> make_matrix(const NineBands<double>& A) {
+        matrix<T> M{A.mx, A.my, vector<T>(A.values.size())};
+        const std::vector<T> converted(A.values.begin(), A.values.end());
+        ADIMG_CUDA_CHECK(cudaMemcpy(M.values.data(), converted.data(), converted.size() * sizeof(T), cudaMemcpyHostToDevice));
+        return M;
+    }
+    template <class T>
+    void upload(const std::vector<double>& host, vector<T>& v) {
+        if constexpr (std::is_same_v<T, double>) {
+            ADIMG_CUDA_CHECK(cudaMemcpyAsync(v.data(), host.data(), host.size() * sizeof(double), cudaMemcpyHostToDevice, stream_));
+        } else {
+            const std::vector<T> converted(host.begin(), host.end());
+            ADIMG_CUDA_CHECK(cudaMemcpyAsync(v.data(), converted.data(), converted.size() * sizeof(T), cudaMemcpyHostToDevice, stream_));
+            ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        }
+    }
+    template <class T>
+    void download(const vector<T>& v, std::vector<double>& host) {
+        std::vector<T> raw(v.size());
+        ADIMG_CUDA_CHECK(cudaMemcpyAsync(raw.data(), v.data(), v.size() * sizeof(T), cudaMemcpyDeviceToHost, stream_));
+        ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        host.assign(raw.begin(), raw.end());
+    }
+    template <class T>
+    static std::size_t bytes(const matrix<T>& A) { return A.values.size() * sizeof(T); }
+
+    // --- stencil operations -----------------------------------------------------------------
+    template <class T>
+    void defect(const matrix<T>& A, const vector<T>& b, const vector<T>& x, vector<T>& d) {
+        kernels::defect<<<tiles(A.mx, A.my), block2d(), 0, stream_>>>(A.view(), b.data(), x.data(), d.data());
+        ADIMG_CUDA_CHECK_LAUNCH("defect kernel");
+    }
+    template <class T>
+    void jacobi(const matrix<T>& A, const vector<T>& b, const vector<T>& x_in, vector<T>& x_out, T omega) {
+        kernels::jacobi<<<tiles(A.mx, A.my), block2d(), 0, stream_>>>(A.view(), b.data(), x_in.data(), x_out.data(), omega);
+        ADIMG_CUDA_CHECK_LAUNCH("jacobi kernel");
+    }
+    template <class T>
+    void gauss_seidel(const matrix<T>& A, const vector<T>& b, vector<T>& x) {
+        for (int colour = 0; colour < 4; ++colour) {
+            const int ci = colour & 1, cj = colour >> 1;
+            kernels::gauss_seidel_colour<<<tiles((A.mx + 1) / 2, (A.my + 1) / 2), block2d(), 0, stream_>>>(
+                A.view(), b.data(), x.data(), ci, cj);
+            ADIMG_CUDA_CHECK_LAUNCH("gauss_seidel_colour kernel");
+        }
+    }
+    template <class T>
+    void line_relax(const matrix<T>& A, const vector<T>& b, const vector<T>& x_in, vector<T>& x_out, Direction direction,
+                    T omega) {
+        const bool along_x = direction == Direction::x;
+        const int length = along_x ? A.mx : A.my, lines = along_x ? A.my : A.mx;
+        const CrLayout layout = line_layout<T>(length);
+        kernels::line_relax<<<lines, line_threads(length), layout.words * sizeof(T), stream_>>>(
+            A.view(), b.data(), x_in.data(), x_out.data(), direction, omega, layout);
+        ADIMG_CUDA_CHECK_LAUNCH("line_relax kernel");
+    }
+
+    // --- grid transfer ----------------------------------------------------------------------
+    template <class T>
+    void restrict_to(const vector<T>& fine, int mx_fine, int my_fine, const vector<T>& split_x, const vector<T>& split_y,
+                     vector<T>& coarse) {
+        kernels::restrict_to<<<tiles(mx_fine / 2 + 1, my_fine / 2 + 1), block2d(), 0, stream_>>>(
+            fine.data(), mx_fine, my_fine, split_x.data(), split_y.data(), coarse.data());
+        ADIMG_CUDA_CHECK_LAUNCH("restrict_to kernel");
+    }
+    template <class T>
+    void prolong_add(const vector<T>& coarse, const vector<T>& split_x, const vector<T>& split_y, vector<T>& fine,
+                     int mx_fine, int my_fine) {
+        kernels::prolong_add<<<tiles(mx_fine, my_fine), block2d(), 0, stream_>>>(coarse.data(), split_x.data(),
+                                                                                  split_y.data(), fine.data(), mx_fine, my_fine);
+        ADIMG_CUDA_CHECK_LAUNCH("prolong_add kernel");
+    }
+
+    // --- vector operations ------------------------------------------------------------------
+    template <class T>
+    void fill(vector<T>& v, T value) {
+        kernels::fill<<<blocks(v.size()), 256, 0, stream_>>>(v.data(), v.size(), value);
+        ADIMG_CUDA_CHECK_LAUNCH("fill kernel");
+    }
+    template <class S, class T>
+    void axpy(double alpha, const vector<S>& x, vector<T>& y) {
+        kernels::axpy<<<blocks(y.size()), 256, 0, stream_>>>(alpha, x.data(), y.data(), y.size());
+        ADIMG_CUDA_CHECK_LAUNCH("axpy kernel");
+    }
+    template <class T>
+    void xpay(const vector<T>& x, double beta, vector<T>& y) {
+        kernels::xpay<<<blocks(y.size()), 256, 0, stream_>>>(x.data(), beta, y.data(), y.size());
+        ADIMG_CUDA_CHECK_LAUNCH("xpay kernel");
+    }
+    template <class S, class T>
+    void scale_convert(double alpha, const vector<S>& src, vector<T>& dst) {
+        kernels::scale_convert<<<blocks(dst.size()), 256, 0, stream_>>>(alpha, src.data(), dst.data(), dst.size());
+        ADIMG_CUDA_CHECK_LAUNCH("scale_convert kernel");
+    }
+    template <class T>
+    double dot(const vector<T>& x, const vector<T>& y) {
+        const int count = std::min<int>(partial_count, blocks(x.size()));
+        kernels::dot_partial<<<count, kernels::reduce_threads, 0, stream_>>>(x.data(), y.data(), x.size(), partial_.data());
+        ADIMG_CUDA_CHECK_LAUNCH("dot_partial kernel");
+        return finish_dot(count);
+    }
+    template <class T>
+    double norm2(const vector<T>& x) {
+        return std::sqrt(dot(x, x));
+    }
+
+    /// Layout of a line of `length` unknowns; throws device_error if it does not fit shared memory.
+    template <class T>
+    CrLayout line_layout(int length) {
+        const CrLayout layout = make_cr_layout(length, sizeof(T));
+        const std::size_t bytes = layout.words * sizeof(T);
+        if (bytes > shared_limit_)
+            throw device_error("a line of " + std::to_string(length) + " unknowns needs " + std::to_string(bytes / 1024) +
+                               " KiB of shared memory in " + (sizeof(T) == 4 ? "float" : "double") + ", but " + name_ +
+                               " gives " + std::to_string(shared_limit_ / 1024) + " KiB per block: the longest line is " +
+                               std::to_string(longest_line<T>()) +
+                               " unknowns; use a lower level, or the jacobi or gauss-seidel smoother");
+        allow_shared<T>();
+        return layout;
+    }
+    static int line_threads(int length) { return std::clamp(1 << static_cast<int>(std::ceil(std::log2(std::max(length / 2, 1)))), 32, 512); }
+
+private:
+    static dim3 block2d() { return dim3(kernels::tile_x, kernels::tile_y); }
+    static dim3 tiles(int nx, int ny) {
+        return dim3((nx + kernels::tile_x - 1) / kernels::tile_x, (ny + kernels::tile_y - 1) / kernels::tile_y);
+    }
+    int blocks(std::size_t n) const { return static_cast<int>(std::clamp<std::size_t>((n + 255) / 256, 1, 4 * 1024)); }
+    /// Raises the dynamic shared memory limit of the line kernels to the device's maximum, once.
+    template <class T>
+    void allow_shared();
+    double finish_dot(int count);
+
+    static constexpr int partial_count = 1024;
+    std::string name_;
+    cudaStream_t stream_ = nullptr;
+    std::size_t shared_limit_ = 0;
+    DeviceVector<double> partial_;
+    DeviceVector<double> result_;
+    double* host_result_ = nullptr;  // pinned
+    bool shared_raised_[2] = {false, false};
+};
+
+}  // namespace adimg

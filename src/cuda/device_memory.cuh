@@ -1,0 +1,76 @@
+#pragma once
+// Owning device buffers and the error check every CUDA call goes through.
+
+#include <adimg/error.hpp>
+#include <adimg/nine_bands.hpp>
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <string>
+#include <utility>
+
+namespace adimg {
+
+/// Throws device_error naming the failed call, the file and line, and CUDA's message.
+inline void cuda_check(cudaError_t status, const char* call, const char* file, int line) {
+    if (status == cudaSuccess) return;
+    std::string message = std::string(call) + " failed at " + file + ":" + std::to_string(line) + ": " +
+                          cudaGetErrorString(status);
+    if (status == cudaErrorMemoryAllocation) message += " (out of device memory: use a lower level or another GPU)";
+    throw device_error(message);
+}
+#define ADIMG_CUDA_CHECK(call) ::adimg::cuda_check((call), #call, __FILE__, __LINE__)
+/// After a kernel launch: launch-configuration errors surface here without a synchronisation.
+#define ADIMG_CUDA_CHECK_LAUNCH(name) ::adimg::cuda_check(cudaGetLastError(), name, __FILE__, __LINE__)
+
+/// A device array of n elements, zero-initialised; move-only.
+template <class T>
+class DeviceVector {
+public:
+    DeviceVector() = default;
+    explicit DeviceVector(std::size_t n) : n_(n) {
+        if (n == 0) return;
+        const cudaError_t status = cudaMalloc(&data_, n * sizeof(T));
+        if (status == cudaErrorMemoryAllocation) {
+            (void)cudaGetLastError();
+            std::size_t free_bytes = 0, total = 0;
+            cudaMemGetInfo(&free_bytes, &total);
+            throw device_error("out of device memory: needed " + std::to_string(n * sizeof(T) >> 20) +
+                               " MiB more, " + std::to_string(free_bytes >> 20) + " MiB of " +
+                               std::to_string(total >> 20) + " MiB free; use a lower level");
+        }
+        ADIMG_CUDA_CHECK(status);
+        ADIMG_CUDA_CHECK(cudaMemset(data_, 0, n * sizeof(T)));
+    }
+    ~DeviceVector() {
+        if (data_) cudaFree(data_);
+    }
+    DeviceVector(DeviceVector&& other) noexcept : data_(std::exchange(other.data_, nullptr)), n_(std::exchange(other.n_, 0)) {}
+    DeviceVector& operator=(DeviceVector&& other) noexcept {
+        std::swap(data_, other.data_);
+        std::swap(n_, other.n_);
+        return *this;
+    }
+    DeviceVector(const DeviceVector&) = delete;
+    DeviceVector& operator=(const DeviceVector&) = delete;
+
+    T* data() { return data_; }
+    const T* data() const { return data_; }
+    std::size_t size() const { return n_; }
+
+private:
+    T* data_ = nullptr;
+    std::size_t n_ = 0;
+};
+
+/// Nine bands in device memory (band-major, as on the host).
+template <class T>
+struct DeviceBands {
+    int mx = 0, my = 0;
+    DeviceVector<T> values;
+
+    BandsView<T> view() const { return {values.data(), mx, my}; }
+};
+
+}  // namespace adimg

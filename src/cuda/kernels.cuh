@@ -1,0 +1,147 @@
+#pragma once
+// The CUDA kernels: each is the launch shape around a formula from <adimg/stencil.hpp> or
+// src/core/cyclic_reduction.hpp, the same formulas the CPU backend loops over.
+
+#include <adimg/stencil.hpp>
+
+#include "../core/cyclic_reduction.hpp"
+
+#include <cstddef>
+
+namespace adimg::kernels {
+
+/// Threads of the 2D stencil kernels: 32 along x for coalescing, 8 rows.
+constexpr int tile_x = 32, tile_y = 8;
+
+template <class T>
+__global__ void defect(BandsView<T> A, const T* __restrict__ b, const T* __restrict__ x, T* __restrict__ d) {
+    const int i = blockIdx.x * tile_x + threadIdx.x, j = blockIdx.y * tile_y + threadIdx.y;
+    if (i >= A.mx || j >= A.my) return;
+    const std::size_t p = static_cast<std::size_t>(j) * A.mx + i;
+    d[p] = b[p] - row_product<T>(A, x, i, j);
+}
+
+template <class T>
+__global__ void jacobi(BandsView<T> A, const T* __restrict__ b, const T* __restrict__ x_in, T* __restrict__ x_out, T omega) {
+    const int i = blockIdx.x * tile_x + threadIdx.x, j = blockIdx.y * tile_y + threadIdx.y;
+    if (i >= A.mx || j >= A.my) return;
+    const std::size_t p = static_cast<std::size_t>(j) * A.mx + i;
+    x_out[p] = jacobi_update(x_in[p], b[p], row_product<T>(A, x_in, i, j), A(C, p), omega);
+}
+
+/// One colour (ci, cj) of the four-colour Gauss–Seidel sweep: thread (I, J) updates node
+/// (2I + ci, 2J + cj); nodes of one colour do not couple, so the in-place update is race-free.
+template <class T>
+__global__ void gauss_seidel_colour(BandsView<T> A, const T* __restrict__ b, T* x, int ci, int cj) {
+    const int i = 2 * (blockIdx.x * tile_x + threadIdx.x) + ci, j = 2 * (blockIdx.y * tile_y + threadIdx.y) + cj;
+    if (i >= A.mx || j >= A.my) return;
+    const std::size_t p = static_cast<std::size_t>(j) * A.mx + i;
+    x[p] = jacobi_update(x[p], b[p], row_product<T>(A, x, i, j), A(C, p), T(1));
+}
+
+template <class T>
+__global__ void restrict_to(const T* __restrict__ fine, int mx_fine, int my_fine, const T* __restrict__ split_x,
+                            const T* __restrict__ split_y, T* __restrict__ coarse) {
+    const int mxc = mx_fine / 2 + 1, myc = my_fine / 2 + 1;
+    const int I = blockIdx.x * tile_x + threadIdx.x, J = blockIdx.y * tile_y + threadIdx.y;
+    if (I >= mxc || J >= myc) return;
+    coarse[static_cast<std::size_t>(J) * mxc + I] = restrict_value(fine, mx_fine, my_fine, split_x, split_y, I, J);
+}
+
+template <class T>
+__global__ void prolong_add(const T* __restrict__ coarse, const T* __restrict__ split_x, const T* __restrict__ split_y,
+                            T* __restrict__ fine, int mx_fine, int my_fine) {
+    const int i = blockIdx.x * tile_x + threadIdx.x, j = blockIdx.y * tile_y + threadIdx.y;
+    if (i < 1 || j < 1 || i >= mx_fine - 1 || j >= my_fine - 1) return;
+    fine[static_cast<std::size_t>(j) * mx_fine + i] += prolong_value(coarse, mx_fine / 2 + 1, split_x, split_y, i, j);
+}
+
+/// The ADI half-step for one line per block: the line's equations are formed from the bands and
+/// x_in while they are loaded, solved by cyclic reduction in shared memory, and written damped.
+template <class T>
+__global__ void line_relax(BandsView<T> A, const T* __restrict__ b, const T* __restrict__ x_in, T* __restrict__ x_out,
+                           Direction direction, T omega, CrLayout layout) {
+    extern __shared__ unsigned char raw_shared[];
+    T* shared = reinterpret_cast<T*>(raw_shared);
+    const int line = blockIdx.x;
+    const bool along_x = direction == Direction::x;
+    auto node = [&](int r) {
+        return along_x ? static_cast<std::size_t>(line) * A.mx + r : static_cast<std::size_t>(r) * A.mx + line;
+    };
+    auto phase = [&](int count, auto&& body) {
+        for (int t = threadIdx.x; t < count; t += blockDim.x) body(t);
+        __syncthreads();
+    };
+    auto load = [&](int r) {
+        const std::size_t p = node(r);
+        const LineRow<T> row = line_row(A, p, direction);
+        const int i = along_x ? r : line, j = along_x ? line : r;
+        return CrEquation<T>{row.lower, row.diag, row.upper, b[p] - off_line_product(A, x_in, i, j, direction)};
+    };
+    auto store = [&](int r, T x) {
+        const std::size_t p = node(r);
+        x_out[p] = relax(x_in[p], x, omega);
+    };
+    cyclic_reduction<T>(layout, shared, phase, load, store);
+}
+
+/// Solves a batch of independent tridiagonal systems (for the comparison with cuSPARSE):
+/// system s has its diagonals at offset s * n in dl, d, du and its right-hand side in x, which
+/// receives the solution (gtsv2StridedBatch's layout).
+template <class T>
+__global__ void tridiagonal_batch(const T* __restrict__ dl, const T* __restrict__ d, const T* __restrict__ du, T* x,
+                                  CrLayout layout) {
+    extern __shared__ unsigned char raw_shared[];
+    T* shared = reinterpret_cast<T*>(raw_shared);
+    const std::size_t base = static_cast<std::size_t>(blockIdx.x) * layout.n;
+    auto phase = [&](int count, auto&& body) {
+        for (int t = threadIdx.x; t < count; t += blockDim.x) body(t);
+        __syncthreads();
+    };
+    auto load = [&](int r) { return CrEquation<T>{dl[base + r], d[base + r], du[base + r], x[base + r]}; };
+    auto store = [&](int r, T value) { x[base + r] = value; };
+    cyclic_reduction<T>(layout, shared, phase, load, store);
+}
+
+// --- vector operations (grid-stride loops) -----------------------------------------------------
+
+#define ADIMG_GRID_STRIDE(p, n) \
+    for (std::size_t p = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; p < (n); \
+         p += static_cast<std::size_t>(blockDim.x) * gridDim.x)
+
+template <class T>
+__global__ void fill(T* v, std::size_t n, T value) {
+    ADIMG_GRID_STRIDE(p, n) v[p] = value;
+}
+template <class S, class T>
+__global__ void axpy(double alpha, const S* __restrict__ x, T* __restrict__ y, std::size_t n) {
+    ADIMG_GRID_STRIDE(p, n) y[p] = T(y[p] + alpha * x[p]);
+}
+template <class T>
+__global__ void xpay(const T* __restrict__ x, double beta, T* __restrict__ y, std::size_t n) {
+    ADIMG_GRID_STRIDE(p, n) y[p] = T(x[p] + beta * y[p]);
+}
+template <class S, class T>
+__global__ void scale_convert(double alpha, const S* __restrict__ src, T* __restrict__ dst, std::size_t n) {
+    ADIMG_GRID_STRIDE(p, n) dst[p] = T(alpha * src[p]);
+}
+
+/// Deterministic dot product, first pass: one double partial sum per block.
+constexpr int reduce_threads = 256;
+template <class T>
+__global__ void dot_partial(const T* __restrict__ x, const T* __restrict__ y, std::size_t n, double* partial) {
+    __shared__ double sums[reduce_threads];
+    double sum = 0.0;
+    ADIMG_GRID_STRIDE(p, n) sum += double(x[p]) * double(y[p]);
+    sums[threadIdx.x] = sum;
+    __syncthreads();
+    for (int s = reduce_threads / 2; s > 0; s /= 2) {
+        if (threadIdx.x < s) sums[threadIdx.x] += sums[threadIdx.x + s];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) partial[blockIdx.x] = sums[0];
+}
+/// Second pass: one block adds the partial sums in a fixed order.
+__global__ void dot_final(const double* partial, int count, double* result);
+
+}  // namespace adimg::kernels
