@@ -1,0 +1,169 @@
+// The cyclic-reduction line solver against cuSPARSE on the same batch of tridiagonal systems,
+// measured side by side in one run: gtsv2StridedBatch (systems stored one after another, our
+// layout) and gtsvInterleavedBatch (the other layout). Prints a Markdown table; --json FILE
+// writes the numbers too.
+//
+// Each timed call restores the right-hand side with a device copy first (both solvers work in
+// place); the copy alone is timed as well and subtracted.
+
+#include "gpu_timer.cuh"
+
+#include "../src/cuda/cuda_backend.cuh"
+
+#include <cusparse.h>
+
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace adimg;
+
+namespace {
+
+void check(cusparseStatus_t status, const char* what) {
+    if (status != CUSPARSE_STATUS_SUCCESS) throw device_error(std::string(what) + " failed: " + cusparseGetErrorString(status));
+}
+
+struct Row {
+    std::string precision;
+    int n, batch;
+    double ours_ms, strided_ms, interleaved_ms, ours_gbs, floor_ms;
+};
+
+template <class T>
+Row measure(CudaBackend& be, cusparseHandle_t handle, int n, int batch, double copy_bw) {
+    const std::size_t total = static_cast<std::size_t>(n) * batch;
+    std::vector<T> a(total), b(total), c(total), v(total);
+    std::mt19937 rng(1);
+    std::uniform_real_distribution<double> u(0.1, 1.0), w(-1.0, 1.0);
+    for (std::size_t p = 0; p < total; ++p) {
+        const int i = static_cast<int>(p % n);
+        a[p] = i > 0 ? T(-u(rng)) : T(0);
+        c[p] = i + 1 < n ? T(-u(rng)) : T(0);
+        b[p] = -a[p] - c[p] + T(u(rng));
+        v[p] = T(w(rng));
+    }
+    auto up = [&](const std::vector<T>& h) {
+        DeviceVector<T> d(h.size());
+        ADIMG_CUDA_CHECK(cudaMemcpy(d.data(), h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
+        return d;
+    };
+    DeviceVector<T> da = up(a), db = up(b), dc = up(c), rhs = up(v), x(total);
+    cudaStream_t s = be.stream();
+    auto restore = [&] { ADIMG_CUDA_CHECK(cudaMemcpyAsync(x.data(), rhs.data(), total * sizeof(T), cudaMemcpyDeviceToDevice, s)); };
+    const int samples = 7, repeats = 10;
+    const double copy_ms = bench::median_ms(s, samples, repeats, restore);
+
+    const CrLayout layout = be.line_layout<T>(n);
+    const double ours = bench::median_ms(s, samples, repeats, [&] {
+        restore();
+        kernels::tridiagonal_batch<<<batch, CudaBackend::line_threads(n), layout.words * sizeof(T), s>>>(
+            da.data(), db.data(), dc.data(), x.data(), layout);
+    }) - copy_ms;
+    ADIMG_CUDA_CHECK_LAUNCH("tridiagonal_batch");
+
+    check(cusparseSetStream(handle, s), "cusparseSetStream");
+    std::size_t buffer_bytes = 0;
+    if constexpr (std::is_same_v<T, float>)
+        check(cusparseSgtsv2StridedBatch_bufferSizeExt(handle, n, da.data(), db.data(), dc.data(), x.data(), batch, n, &buffer_bytes), "buffer size");
+    else
+        check(cusparseDgtsv2StridedBatch_bufferSizeExt(handle, n, da.data(), db.data(), dc.data(), x.data(), batch, n, &buffer_bytes), "buffer size");
+    DeviceVector<char> buffer(buffer_bytes + 1);
+    const double strided = bench::median_ms(s, samples, repeats, [&] {
+        restore();
+        if constexpr (std::is_same_v<T, float>)
+            check(cusparseSgtsv2StridedBatch(handle, n, da.data(), db.data(), dc.data(), x.data(), batch, n, buffer.data()), "Sgtsv2StridedBatch");
+        else
+            check(cusparseDgtsv2StridedBatch(handle, n, da.data(), db.data(), dc.data(), x.data(), batch, n, buffer.data()), "Dgtsv2StridedBatch");
+    }) - copy_ms;
+
+    // The interleaved layout: element i of system s at i * batch + s (algorithm 0: cyclic reduction).
+    std::vector<T> ai(total), bi(total), ci(total), vi(total);
+    for (int sys = 0; sys < batch; ++sys)
+        for (int i = 0; i < n; ++i) {
+            const std::size_t from = static_cast<std::size_t>(sys) * n + i, to = static_cast<std::size_t>(i) * batch + sys;
+            ai[to] = a[from], bi[to] = b[from], ci[to] = c[from], vi[to] = v[from];
+        }
+    DeviceVector<T> ia = up(ai), ib = up(bi), ic = up(ci), irhs = up(vi);
+    auto restore_interleaved = [&] {
+        ADIMG_CUDA_CHECK(cudaMemcpyAsync(x.data(), irhs.data(), total * sizeof(T), cudaMemcpyDeviceToDevice, s));
+    };
+    if constexpr (std::is_same_v<T, float>)
+        check(cusparseSgtsvInterleavedBatch_bufferSizeExt(handle, 0, n, ia.data(), ib.data(), ic.data(), x.data(), batch, &buffer_bytes), "buffer size");
+    else
+        check(cusparseDgtsvInterleavedBatch_bufferSizeExt(handle, 0, n, ia.data(), ib.data(), ic.data(), x.data(), batch, &buffer_bytes), "buffer size");
+    DeviceVector<char> buffer2(buffer_bytes + 1);
+    const double interleaved = bench::median_ms(s, samples, repeats, [&] {
+        restore_interleaved();
+        if constexpr (std::is_same_v<T, float>)
+            check(cusparseSgtsvInterleavedBatch(handle, 0, n, ia.data(), ib.data(), ic.data(), x.data(), batch, buffer2.data()), "SgtsvInterleavedBatch");
+        else
+            check(cusparseDgtsvInterleavedBatch(handle, 0, n, ia.data(), ib.data(), ic.data(), x.data(), batch, buffer2.data()), "DgtsvInterleavedBatch");
+    }) - copy_ms;
+
+    // Bytes: the four arrays read once and the solution written once.
+    const double bytes = 5.0 * total * sizeof(T);
+    return {sizeof(T) == 4 ? "float" : "double", n, batch, ours, strided, interleaved, bytes / (ours * 1e-3) / 1e9,
+            bytes / copy_bw * 1e3};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::string json_path;
+    bool quick = false;
+    for (int i = 1; i < argc; ++i) {
+        if (!std::strcmp(argv[i], "--json") && i + 1 < argc) json_path = argv[++i];
+        else if (!std::strcmp(argv[i], "--quick")) quick = true;
+        else {
+            std::fprintf(stderr, "usage: tridiagonal_bench [--quick] [--json FILE]\n");
+            return 2;
+        }
+    }
+    try {
+        CudaBackend be;
+        cusparseHandle_t handle;
+        check(cusparseCreate(&handle), "cusparseCreate");
+        const double copy_bw = bench::copy_bandwidth(be.stream());
+        std::printf("# Cyclic reduction vs cuSPARSE on %s\n\ncopy bandwidth (read + write): %.0f GB/s\n\n", be.name().c_str(),
+                    copy_bw / 1e9);
+        std::printf("| precision | n | lines | adimg CR ms | gtsv2StridedBatch ms | gtsvInterleavedBatch ms | strided / CR | "
+                    "CR GB/s | CR / copy bandwidth |\n|---|---|---|---|---|---|---|---|---|\n");
+        std::vector<Row> rows;
+        std::vector<int> lengths = quick ? std::vector<int>{1025} : std::vector<int>{65, 129, 257, 513, 1025, 2049, 4097, 8193};
+        for (int n : lengths) {
+            for (int precision = 0; precision < 2; ++precision) {
+                if (precision == 1 && n > be.longest_line<double>()) continue;
+                const int batch = n;
+                std::fprintf(stderr, "measuring %s n=%d ...\n", precision ? "double" : "float", n);
+                const Row r = precision ? measure<double>(be, handle, n, batch, copy_bw) : measure<float>(be, handle, n, batch, copy_bw);
+                rows.push_back(r);
+                std::printf("| %s | %d | %d | %.4f | %.4f | %.4f | %.2f | %.0f | %.0f%% |\n", r.precision.c_str(), r.n, r.batch,
+                            r.ours_ms, r.strided_ms, r.interleaved_ms, r.strided_ms / r.ours_ms, r.ours_gbs,
+                            100.0 * r.ours_gbs * 1e9 / copy_bw);
+                std::fflush(stdout);
+            }
+        }
+        if (!json_path.empty()) {
+            FILE* f = std::fopen(json_path.c_str(), "w");
+            if (!f) throw input_error("cannot write " + json_path);
+            std::fprintf(f, "{\n  \"device\": \"%s\",\n  \"copy_bandwidth_gbs\": %.1f,\n  \"rows\": [\n", be.name().c_str(), copy_bw / 1e9);
+            for (std::size_t i = 0; i < rows.size(); ++i) {
+                const Row& r = rows[i];
+                std::fprintf(f, "    {\"precision\": \"%s\", \"n\": %d, \"lines\": %d, \"cr_ms\": %.6f, \"strided_ms\": %.6f, "
+                                "\"interleaved_ms\": %.6f, \"cr_gbs\": %.1f}%s\n",
+                             r.precision.c_str(), r.n, r.batch, r.ours_ms, r.strided_ms, r.interleaved_ms, r.ours_gbs,
+                             i + 1 < rows.size() ? "," : "");
+            }
+            std::fprintf(f, "  ]\n}\n");
+            std::fclose(f);
+        }
+        cusparseDestroy(handle);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "tridiagonal_bench: %s\n", e.what());
+        return 3;
+    }
+    return 0;
+}

@@ -1,0 +1,266 @@
+// Every CUDA operation against the CPU backend on random data: both precisions, grid sizes at
+// warp and bank edges, non-square grids, outputs poisoned with NaN before each run.
+
+#include "../../src/cpu/cpu_backend.hpp"
+#include "../../src/cuda/cuda_backend.cuh"
+#include "../thomas.hpp"
+
+#include <adimg/assembly.hpp>
+#include <adimg/case.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+using namespace adimg;
+
+namespace {
+
+CudaBackend& gpu() {
+    static CudaBackend backend;
+    return backend;
+}
+
+/// A random nine-band matrix: off-diagonal entries in [-1, 0) (zero outside the grid), the
+/// diagonal dominant, like the M-matrices of the built-in cases.
+NineBands<double> random_bands(int mx, int my, std::mt19937& rng) {
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    NineBands<double> A(mx, my);
+    for (int j = 0; j < my; ++j)
+        for (int i = 0; i < mx; ++i) {
+            const std::size_t p = static_cast<std::size_t>(j) * mx + i;
+            double sum = 0.0;
+            for (int k = 0; k < 9; ++k) {
+                const int ii = i + band_dx(k), jj = j + band_dy(k);
+                if (k == C || ii < 0 || jj < 0 || ii >= mx || jj >= my) continue;
+                A(k, p) = -u(rng);
+                sum -= A(k, p);
+            }
+            A(C, p) = sum + 0.5 + u(rng);
+        }
+    return A;
+}
+
+std::vector<double> random_vector(std::size_t n, std::mt19937& rng) {
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    std::vector<double> v(n);
+    for (double& x : v) x = u(rng);
+    return v;
+}
+
+template <class T>
+DeviceVector<T> device(const std::vector<double>& host) {
+    DeviceVector<T> v(host.size());
+    gpu().upload(host, v);
+    return v;
+}
+
+/// A device output filled with NaN, so that an element the kernel forgets shows up.
+template <class T>
+DeviceVector<T> poisoned(std::size_t n) {
+    DeviceVector<T> v(n);
+    gpu().fill(v, std::numeric_limits<T>::quiet_NaN());
+    return v;
+}
+
+template <class T>
+std::vector<double> host(const DeviceVector<T>& v) {
+    std::vector<double> out;
+    gpu().download(v, out);
+    return out;
+}
+
+/// The CPU result in precision T, as doubles.
+template <class T>
+std::vector<double> as_double(const std::vector<T>& v) { return {v.begin(), v.end()}; }
+template <class T>
+std::vector<T> as(const std::vector<double>& v) { return {v.begin(), v.end()}; }
+
+/// max |gpu - cpu| / max |cpu|; every GPU value must be finite (no element left poisoned).
+double difference(const std::vector<double>& gpu_result, const std::vector<double>& cpu_result) {
+    REQUIRE(gpu_result.size() == cpu_result.size());
+    double diff = 0.0, scale = 0.0;
+    for (std::size_t p = 0; p < cpu_result.size(); ++p) {
+        REQUIRE(std::isfinite(gpu_result[p]));
+        diff = std::max(diff, std::abs(gpu_result[p] - cpu_result[p]));
+        scale = std::max(scale, std::abs(cpu_result[p]));
+    }
+    return diff / std::max(scale, 1e-300);
+}
+
+template <class T>
+double tolerance() { return sizeof(T) == 4 ? 2e-5 : 1e-12; }
+
+/// Grid sizes at warp (32) and tile edges, odd and even, square and not.
+const std::pair<int, int> grids[] = {{31, 32}, {32, 33}, {33, 31}, {3, 65}, {129, 17}, {257, 257}, {1025, 65}, {63, 1025}};
+/// Coarsenable grids (odd sizes) for the transfer operators.
+const std::pair<int, int> coarsenable[] = {{3, 3}, {33, 17}, {65, 129}, {257, 33}, {513, 1025}};
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("CUDA defect, Jacobi and Gauss-Seidel equal the CPU backend", "[gpu]", float, double) {
+    using T = TestType;
+    std::mt19937 rng(11);
+    CpuBackend cpu;
+    for (auto [mx, my] : grids) {
+        INFO(mx << "x" << my << " grid, " << (sizeof(T) == 4 ? "float" : "double"));
+        const NineBands<double> A = random_bands(mx, my, rng);
+        const std::size_t n = A.rows();
+        const std::vector<double> b = random_vector(n, rng), x = random_vector(n, rng);
+        const auto A_gpu = gpu().make_matrix<T>(A);
+        const auto A_cpu = cpu.make_matrix<T>(A);
+        const auto b_gpu = device<T>(b), x_gpu = device<T>(x);
+        const std::vector<T> b_cpu = as<T>(b), x_cpu = as<T>(x);
+
+        auto d_gpu = poisoned<T>(n);
+        gpu().defect(A_gpu, b_gpu, x_gpu, d_gpu);
+        std::vector<T> d_cpu(n);
+        cpu.defect(A_cpu, b_cpu, x_cpu, d_cpu);
+        CHECK(difference(host(d_gpu), as_double(d_cpu)) < tolerance<T>());
+
+        auto j_gpu = poisoned<T>(n);
+        gpu().jacobi(A_gpu, b_gpu, x_gpu, j_gpu, T(0.7));
+        std::vector<T> j_cpu(n);
+        cpu.jacobi(A_cpu, b_cpu, x_cpu, j_cpu, T(0.7));
+        CHECK(difference(host(j_gpu), as_double(j_cpu)) < tolerance<T>());
+
+        auto g_gpu = device<T>(x);
+        gpu().gauss_seidel(A_gpu, b_gpu, g_gpu);
+        std::vector<T> g_cpu = x_cpu;
+        cpu.gauss_seidel(A_cpu, b_cpu, g_cpu);
+        CHECK(difference(host(g_gpu), as_double(g_cpu)) < tolerance<T>());
+    }
+}
+
+TEMPLATE_TEST_CASE("CUDA ADI line sweeps (cyclic reduction) equal the CPU backend (Thomas)", "[gpu]", float, double) {
+    using T = TestType;
+    std::mt19937 rng(12);
+    CpuBackend cpu;
+    for (auto [mx, my] : grids) {
+        for (Direction direction : {Direction::x, Direction::y}) {
+            INFO(mx << "x" << my << " grid, " << (direction == Direction::x ? "x" : "y") << "-lines, "
+                    << (sizeof(T) == 4 ? "float" : "double"));
+            const NineBands<double> A = random_bands(mx, my, rng);
+            const std::size_t n = A.rows();
+            const std::vector<double> b = random_vector(n, rng), x = random_vector(n, rng);
+            auto out_gpu = poisoned<T>(n);
+            gpu().line_relax(gpu().make_matrix<T>(A), device<T>(b), device<T>(x), out_gpu, direction, T(0.7));
+            std::vector<T> out_cpu(n);
+            cpu.line_relax(cpu.make_matrix<T>(A), as<T>(b), as<T>(x), out_cpu, direction, T(0.7));
+            CHECK(difference(host(out_gpu), as_double(out_cpu)) < 10 * tolerance<T>());
+        }
+    }
+}
+
+TEMPLATE_TEST_CASE("CUDA restriction and prolongation equal the CPU backend on graded meshes", "[gpu]", float, double) {
+    using T = TestType;
+    std::mt19937 rng(13);
+    std::uniform_real_distribution<double> t(0.05, 0.95);
+    CpuBackend cpu;
+    for (auto [mx, my] : coarsenable) {
+        INFO(mx << "x" << my << " fine grid, " << (sizeof(T) == 4 ? "float" : "double"));
+        const int mxc = mx / 2 + 1, myc = my / 2 + 1;
+        std::vector<double> split_x(mxc - 1), split_y(myc - 1);
+        for (double& s : split_x) s = t(rng);
+        for (double& s : split_y) s = t(rng);
+        const std::vector<double> fine = random_vector(static_cast<std::size_t>(mx) * my, rng);
+        const std::vector<double> coarse = random_vector(static_cast<std::size_t>(mxc) * myc, rng);
+        const auto sx = device<T>(split_x), sy = device<T>(split_y);
+
+        auto r_gpu = poisoned<T>(coarse.size());
+        gpu().restrict_to(device<T>(fine), mx, my, sx, sy, r_gpu);
+        std::vector<T> r_cpu(coarse.size());
+        cpu.restrict_to(as<T>(fine), mx, my, as<T>(split_x), as<T>(split_y), r_cpu);
+        CHECK(difference(host(r_gpu), as_double(r_cpu)) < tolerance<T>());
+
+        auto p_gpu = device<T>(fine);
+        gpu().prolong_add(device<T>(coarse), sx, sy, p_gpu, mx, my);
+        std::vector<T> p_cpu = as<T>(fine);
+        cpu.prolong_add(as<T>(coarse), as<T>(split_x), as<T>(split_y), p_cpu, mx, my);
+        CHECK(difference(host(p_gpu), as_double(p_cpu)) < tolerance<T>());
+    }
+}
+
+TEST_CASE("CUDA vector operations and double-accumulated reductions equal the CPU backend", "[gpu]") {
+    std::mt19937 rng(14);
+    CpuBackend cpu;
+    for (std::size_t n : {1ul, 31ul, 32ul, 33ul, 1025ul, 257ul * 257ul, 1025ul * 1025ul + 7ul}) {
+        INFO("n = " << n);
+        const std::vector<double> x = random_vector(n, rng), y = random_vector(n, rng);
+        // axpy float -> double (the mixed-precision update) and double -> float.
+        auto yd = device<double>(y);
+        gpu().axpy(0.37, device<float>(x), yd);
+        std::vector<double> yd_cpu = y;
+        cpu.axpy(0.37, as<float>(x), yd_cpu);
+        CHECK(difference(host(yd), yd_cpu) < 1e-15);
+        // scale_convert double -> float with a scale that would overflow float without it.
+        std::vector<double> huge = x;
+        for (double& v : huge) v *= 1e300;
+        auto scaled = poisoned<float>(n);
+        gpu().scale_convert(1e-300, device<double>(huge), scaled);
+        std::vector<float> scaled_cpu(n);
+        cpu.scale_convert(1e-300, huge, scaled_cpu);
+        CHECK(difference(host(scaled), as_double(scaled_cpu)) < 1e-7);
+        // xpay
+        auto z = device<double>(y);
+        gpu().xpay(device<double>(x), -1.5, z);
+        std::vector<double> z_cpu = y;
+        cpu.xpay(x, -1.5, z_cpu);
+        CHECK(difference(host(z), z_cpu) < 1e-15);
+        // dot in double, also of float vectors whose float sum of squares would overflow.
+        CHECK(gpu().dot(device<double>(x), device<double>(y)) == Approx(cpu.dot(x, y)).epsilon(1e-12));
+        std::vector<double> big = x;
+        for (double& v : big) v *= 1e30;
+        CHECK(gpu().norm2(device<float>(big)) == Approx(cpu.norm2(as<float>(big))).epsilon(1e-6));
+        CHECK(std::isfinite(gpu().norm2(device<float>(big))));
+    }
+}
+
+TEMPLATE_TEST_CASE("CUDA cyclic reduction agrees with Thomas for lengths 3, 5, 9, ... up to the shared-memory maximum",
+                   "[gpu]", float, double) {
+    using T = TestType;
+    std::mt19937 rng(15);
+    std::uniform_real_distribution<double> u(0.1, 1.0), v(-1.0, 1.0);
+    const int longest = gpu().longest_line<T>();
+    std::vector<int> lengths = {1, 2, 31, 32, 33, longest};
+    for (int n = 3; n <= longest; n = 2 * n - 1) lengths.push_back(n);
+    for (int n : lengths) {
+        INFO("line of " << n << " unknowns (longest " << longest << "), " << (sizeof(T) == 4 ? "float" : "double"));
+        const int batch = 8;
+        std::vector<double> a(n * batch), b(n * batch), c(n * batch), rhs(n * batch);
+        for (int s = 0; s < batch; ++s)
+            for (int i = 0; i < n; ++i) {
+                const int p = s * n + i;
+                a[p] = i > 0 ? -u(rng) : 0.0;
+                c[p] = i + 1 < n ? -u(rng) : 0.0;
+                b[p] = -a[p] - c[p] + u(rng);
+                rhs[p] = v(rng);
+            }
+        const CrLayout layout = gpu().line_layout<T>(n);
+        auto x = device<T>(rhs);
+        const auto da = device<T>(a), db = device<T>(b), dc = device<T>(c);
+        kernels::tridiagonal_batch<<<batch, CudaBackend::line_threads(n), layout.words * sizeof(T), gpu().stream()>>>(
+            da.data(), db.data(), dc.data(), x.data(), layout);
+        ADIMG_CUDA_CHECK_LAUNCH("tridiagonal_batch");
+        const std::vector<double> result = host(x);
+        for (int s = 0; s < batch; ++s) {
+            auto slice = [&](const std::vector<double>& w) {
+                return std::vector<double>(w.begin() + s * n, w.begin() + (s + 1) * n);
+            };
+            const std::vector<double> ref = test::thomas({slice(a), slice(b), slice(c), slice(rhs)});
+            CHECK(difference(slice(result), ref) < 50 * tolerance<T>());
+        }
+    }
+}
+
+TEST_CASE("lines longer than shared memory holds fail with a message naming the limit", "[gpu]") {
+    const int too_long = gpu().longest_line<double>() + 1;
+    NineBands<double> A(too_long, 3);
+    for (std::size_t p = 0; p < A.rows(); ++p) A(C, p) = 1.0;
+    DeviceVector<double> b(A.rows()), x(A.rows()), out(A.rows());
+    CHECK_THROWS_WITH(gpu().line_relax(gpu().make_matrix<double>(A), b, x, out, Direction::x, 1.0),
+                      Catch::Contains("shared memory") && Catch::Contains("longest line"));
+}

@@ -1,0 +1,137 @@
+// The cyclic-reduction algorithm of the CUDA line solver, run on the host with the same code and
+// layout (src/core/cyclic_reduction.hpp), so that CI checks where each equation lives at each
+// level without a GPU.
+
+#include "thomas.hpp"
+
+#include <core/cyclic_reduction.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+using namespace adimg;
+
+namespace {
+
+/// A diagonally dominant system like the ADI lines: a, c < 0, b > |a| + |c|, ends decoupled.
+test::Tridiagonal random_system(int n, std::mt19937& rng) {
+    std::uniform_real_distribution<double> u(0.1, 1.0), v(-1.0, 1.0);
+    test::Tridiagonal s{std::vector<double>(n), std::vector<double>(n), std::vector<double>(n), std::vector<double>(n)};
+    for (int i = 0; i < n; ++i) {
+        s.a[i] = i > 0 ? -u(rng) : 0.0;
+        s.c[i] = i + 1 < n ? -u(rng) : 0.0;
+        s.b[i] = -s.a[i] - s.c[i] + u(rng);
+        s.v[i] = v(rng);
+    }
+    return s;
+}
+
+/// Runs cyclic_reduction<T> on the host: each phase is a plain loop, which is exactly what a
+/// block of threads does between two barriers, since no phase reads what it writes.
+template <class T>
+std::vector<double> host_cyclic_reduction(const test::Tridiagonal& s, std::vector<int>* touched = nullptr) {
+    const int n = static_cast<int>(s.b.size());
+    const CrLayout layout = make_cr_layout(n, sizeof(T));
+    std::vector<T> shared(layout.words, std::numeric_limits<T>::quiet_NaN());
+    std::vector<double> x(n, std::numeric_limits<double>::quiet_NaN());
+    auto phase = [](int count, auto&& body) {
+        for (int t = 0; t < count; ++t) body(t);
+    };
+    auto load = [&](int i) { return CrEquation<T>{T(s.a[i]), T(s.b[i]), T(s.c[i]), T(s.v[i])}; };
+    auto store = [&](int i, T value) { x[i] = value; };
+    cyclic_reduction<T>(layout, shared.data(), phase, load, store);
+    if (touched)
+        for (int w = 0; w < layout.words; ++w)
+            if (!std::isnan(static_cast<double>(shared[w]))) touched->push_back(w);
+    return x;
+}
+
+double relative_error(const std::vector<double>& x, const std::vector<double>& ref) {
+    double diff = 0.0, norm = 0.0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        diff = std::max(diff, std::abs(x[i] - ref[i]));
+        norm = std::max(norm, std::abs(ref[i]));
+    }
+    return diff / norm;
+}
+
+std::vector<int> line_lengths() {
+    std::vector<int> n;
+    for (int i = 1; i <= 70; ++i) n.push_back(i);
+    for (int k = 7; k <= 13; ++k)
+        for (int d : {-1, 0, 1}) n.push_back((1 << k) + d);
+    return n;
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("host cyclic reduction agrees with Thomas for line lengths 1..70 and 2^k-1, 2^k, 2^k+1 up to 8193",
+                   "[cyclic-reduction]", float, double) {
+    std::mt19937 rng(7);
+    const double tolerance = sizeof(TestType) == 4 ? 2e-5 : 1e-13;
+    for (int n : line_lengths()) {
+        const test::Tridiagonal s = random_system(n, rng);
+        const double error = relative_error(host_cyclic_reduction<TestType>(s), test::thomas(s));
+        INFO("n = " << n << ": relative max-norm difference " << error);
+        REQUIRE(error < tolerance);
+    }
+}
+
+TEST_CASE("cyclic-reduction layout: regions disjoint and inside the buffer, every word written is inside", "[cyclic-reduction]") {
+    for (int n : line_lengths()) {
+        for (int word : {4, 8}) {
+            const CrLayout L = make_cr_layout(n, word);
+            INFO("n = " << n << ", " << word << "-byte words");
+            REQUIRE(L.levels == static_cast<int>(std::floor(std::log2(n))));
+            REQUIRE(L.size(L.levels) == 1);
+            // E levels do not overlap and fit in even_size.
+            for (int k = 0; k < L.levels; ++k) REQUIRE(L.even_offset[k] + L.evens(k) <= L.even_offset[k + 1]);
+            REQUIRE(L.even_offset[L.levels] + L.evens(L.levels) <= L.even_size);
+            // Odd ping-pong buffers hold the largest level of their parity.
+            for (int k = 1; k <= L.levels; ++k) {
+                const int end = L.odd_offset[k & 1] + L.size(k) / 2;
+                REQUIRE(end <= L.odd_size);
+                if ((k & 1) == 1) REQUIRE(end <= L.odd_offset[0]);
+            }
+            // Solution ping-pong buffers.
+            for (int k = 1; k <= L.levels; ++k) {
+                const int start = L.solution_base(k), end = start + L.size(k);
+                REQUIRE(end <= L.words);
+                if ((k & 1) == 1) REQUIRE(end <= L.solution_base(0));
+            }
+        }
+    }
+    std::mt19937 rng(3);
+    for (int n : {5, 33, 1025}) {
+        std::vector<int> touched;
+        host_cyclic_reduction<float>(random_system(n, rng), &touched);
+        const CrLayout L = make_cr_layout(n, 4);
+        REQUIRE(std::all_of(touched.begin(), touched.end(), [&](int w) { return w >= 0 && w < L.words; }));
+    }
+}
+
+TEST_CASE("cyclic-reduction writes are bank-conflict free: E and O bases differ by 64 bytes mod 128", "[cyclic-reduction]") {
+    for (int n : {33, 1025, 4097, 8193}) {
+        for (int word : {4, 8}) {
+            const CrLayout L = make_cr_layout(n, word);
+            for (int k = 1; k <= L.levels; ++k) {
+                for (int array = 0; array < 4; ++array) {
+                    const int offset_bytes = (L.odd_base(array, k) - L.even_base(array, k)) * word;
+                    INFO("n = " << n << ", level " << k << ", array " << array << ", offset " << offset_bytes << " bytes");
+                    REQUIRE(((offset_bytes % 128) + 128) % 128 == 64);
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("an H200 block (227 KiB of shared memory) holds float lines of 8193 and double lines of 4097", "[cyclic-reduction]") {
+    const std::size_t h200_bytes = 227 * 1024;
+    CHECK(make_cr_layout(8193, 4).words * 4u <= h200_bytes);
+    CHECK(make_cr_layout(4097, 8).words * 8u <= h200_bytes);
+    CHECK(make_cr_layout(8193, 8).words * 8u > h200_bytes);  // double level-13 lines do not fit
+}
