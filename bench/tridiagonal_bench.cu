@@ -30,6 +30,7 @@ struct Row {
     std::string precision;
     int n, batch;
     double ours_ms, strided_ms, interleaved_ms, ours_gbs, floor_ms;
+    int threads;
 };
 
 template <class T>
@@ -56,13 +57,17 @@ Row measure(CudaBackend& be, cusparseHandle_t handle, int n, int batch, double c
     const int samples = 7, repeats = 10;
     const double copy_ms = bench::median_ms(s, samples, repeats, restore);
 
-    const CrLayout layout = be.line_layout<T>(n);
-    const double ours = bench::median_ms(s, samples, repeats, [&] {
-        restore();
-        kernels::tridiagonal_batch<<<batch, CudaBackend::line_threads(n), layout.words * sizeof(T), s>>>(
-            da.data(), db.data(), dc.data(), x.data(), layout);
-    }) - copy_ms;
-    ADIMG_CUDA_CHECK_LAUNCH("tridiagonal_batch");
+    // The block size is swept; the fastest is reported (and used by line_threads() in the solver).
+    double ours = 1e30;
+    int best_threads = 0;
+    for (int threads : {64, 128, 256, 512, 1024}) {
+        const double ms = bench::median_ms(s, samples, repeats, [&] {
+            restore();
+            be.solve_batch(da, db, dc, x, n, batch, threads);
+        }) - copy_ms;
+        std::fprintf(stderr, "  %s n=%d, %d threads per line: %.4f ms\n", sizeof(T) == 4 ? "float" : "double", n, threads, ms);
+        if (ms < ours) ours = ms, best_threads = threads;
+    }
 
     check(cusparseSetStream(handle, s), "cusparseSetStream");
     std::size_t buffer_bytes = 0;
@@ -106,7 +111,7 @@ Row measure(CudaBackend& be, cusparseHandle_t handle, int n, int batch, double c
     // Bytes: the four arrays read once and the solution written once.
     const double bytes = 5.0 * total * sizeof(T);
     return {sizeof(T) == 4 ? "float" : "double", n, batch, ours, strided, interleaved, bytes / (ours * 1e-3) / 1e9,
-            bytes / copy_bw * 1e3};
+            bytes / copy_bw * 1e3, best_threads};
 }
 
 }  // namespace
@@ -129,8 +134,8 @@ int main(int argc, char** argv) {
         const double copy_bw = bench::copy_bandwidth(be.stream());
         std::printf("# Cyclic reduction vs cuSPARSE on %s\n\ncopy bandwidth (read + write): %.0f GB/s\n\n", be.name().c_str(),
                     copy_bw / 1e9);
-        std::printf("| precision | n | lines | adimg CR ms | gtsv2StridedBatch ms | gtsvInterleavedBatch ms | strided / CR | "
-                    "CR GB/s | CR / copy bandwidth |\n|---|---|---|---|---|---|---|---|---|\n");
+        std::printf("| precision | n | lines | threads | adimg CR ms | gtsv2StridedBatch ms | gtsvInterleavedBatch ms | strided / CR | "
+                    "CR GB/s | CR / copy bandwidth |\n|---|---|---|---|---|---|---|---|---|---|\n");
         std::vector<Row> rows;
         std::vector<int> lengths = quick ? std::vector<int>{1025} : std::vector<int>{65, 129, 257, 513, 1025, 2049, 4097, 8193};
         for (int n : lengths) {
@@ -140,7 +145,7 @@ int main(int argc, char** argv) {
                 std::fprintf(stderr, "measuring %s n=%d ...\n", precision ? "double" : "float", n);
                 const Row r = precision ? measure<double>(be, handle, n, batch, copy_bw) : measure<float>(be, handle, n, batch, copy_bw);
                 rows.push_back(r);
-                std::printf("| %s | %d | %d | %.4f | %.4f | %.4f | %.2f | %.0f | %.0f%% |\n", r.precision.c_str(), r.n, r.batch,
+                std::printf("| %s | %d | %d | %d | %.4f | %.4f | %.4f | %.2f | %.0f | %.0f%% |\n", r.precision.c_str(), r.n, r.batch, r.threads,
                             r.ours_ms, r.strided_ms, r.interleaved_ms, r.strided_ms / r.ours_ms, r.ours_gbs,
                             100.0 * r.ours_gbs * 1e9 / copy_bw);
                 std::fflush(stdout);

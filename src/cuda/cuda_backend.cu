@@ -61,19 +61,6 @@ double CudaBackend::finish_dot(int count) {
     return *host_result_;
 }
 
-template <class T>
-void CudaBackend::allow_shared() {
-    bool& done = shared_raised_[sizeof(T) == 8];
-    if (done) return;
-    ADIMG_CUDA_CHECK(cudaFuncSetAttribute(kernels::line_relax<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          static_cast<int>(shared_limit_)));
-    ADIMG_CUDA_CHECK(cudaFuncSetAttribute(kernels::tridiagonal_batch<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          static_cast<int>(shared_limit_)));
-    done = true;
-}
-template void CudaBackend::allow_shared<float>();
-template void CudaBackend::allow_shared<double>();
-
 std::unique_ptr<SolverEngine> make_cuda_engine(const SolverOptions& options) {
     return std::make_unique<Engine<CudaBackend>>(options);
 }

@@ -99,9 +99,22 @@ public:
         const bool along_x = direction == Direction::x;
         const int length = along_x ? A.mx : A.my, lines = along_x ? A.my : A.mx;
         const CrLayout layout = line_layout<T>(length);
-        kernels::line_relax<<<lines, line_threads(length), layout.words * sizeof(T), stream_>>>(
-            A.view(), b.data(), x_in.data(), x_out.data(), direction, omega, layout);
+        const std::size_t bytes = allow_shared(kernels::line_relax<T>, layout, sizeof(T));
+        kernels::line_relax<<<lines, line_threads(length), bytes, stream_>>>(A.view(), b.data(), x_in.data(), x_out.data(),
+                                                                           direction, omega, layout);
         ADIMG_CUDA_CHECK_LAUNCH("line_relax kernel");
+    }
+
+    /// Solves `batch` tridiagonal systems of n unknowns stored one after another (the layout of
+    /// cuSPARSE's gtsv2StridedBatch) in place in x, one block of `threads` per system.
+    template <class T>
+    void solve_batch(const vector<T>& dl, const vector<T>& d, const vector<T>& du, vector<T>& x, int n, int batch,
+                     int threads = 0) {
+        const CrLayout layout = line_layout<T>(n);
+        const std::size_t bytes = allow_shared(kernels::tridiagonal_batch<T>, layout, sizeof(T));
+        kernels::tridiagonal_batch<<<batch, threads > 0 ? threads : line_threads(n), bytes, stream_>>>(
+            dl.data(), d.data(), du.data(), x.data(), layout);
+        ADIMG_CUDA_CHECK_LAUNCH("tridiagonal_batch kernel");
     }
 
     // --- grid transfer ----------------------------------------------------------------------
@@ -155,7 +168,7 @@ public:
 
     /// Layout of a line of `length` unknowns; throws device_error if it does not fit shared memory.
     template <class T>
-    CrLayout line_layout(int length) {
+    CrLayout line_layout(int length) const {
         const CrLayout layout = make_cr_layout(length, sizeof(T));
         const std::size_t bytes = layout.words * sizeof(T);
         if (bytes > shared_limit_)
@@ -164,7 +177,6 @@ public:
                                " gives " + std::to_string(shared_limit_ / 1024) + " KiB per block: the longest line is " +
                                std::to_string(longest_line<T>()) +
                                " unknowns; use a lower level, or the jacobi or gauss-seidel smoother");
-        allow_shared<T>();
         return layout;
     }
     static int line_threads(int length) { return std::clamp(1 << static_cast<int>(std::ceil(std::log2(std::max(length / 2, 1)))), 32, 512); }
@@ -175,9 +187,16 @@ private:
         return dim3((nx + kernels::tile_x - 1) / kernels::tile_x, (ny + kernels::tile_y - 1) / kernels::tile_y);
     }
     int blocks(std::size_t n) const { return static_cast<int>(std::clamp<std::size_t>((n + 255) / 256, 1, 4 * 1024)); }
-    /// Raises the dynamic shared memory limit of the line kernels to the device's maximum, once.
-    template <class T>
-    void allow_shared();
+    /// The dynamic shared memory of a cyclic-reduction launch. Above the default 48 KiB the
+    /// kernel's limit is raised first; this is done at each such launch because every
+    /// translation unit that launches a kernel template holds its own copy of the kernel.
+    template <class Kernel>
+    std::size_t allow_shared(Kernel kernel, const CrLayout& layout, std::size_t word) const {
+        const std::size_t bytes = layout.words * word;
+        if (bytes > 48 * 1024)
+            ADIMG_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+        return bytes;
+    }
     double finish_dot(int count);
 
     static constexpr int partial_count = 1024;
@@ -187,7 +206,6 @@ private:
     DeviceVector<double> partial_;
     DeviceVector<double> result_;
     double* host_result_ = nullptr;  // pinned
-    bool shared_raised_[2] = {false, false};
 };
 
 }  // namespace adimg

@@ -56,6 +56,30 @@ __global__ void prolong_add(const T* __restrict__ coarse, const T* __restrict__ 
     fine[static_cast<std::size_t>(j) * mx_fine + i] += prolong_value(coarse, mx_fine / 2 + 1, split_x, split_y, i, j);
 }
 
+/// Runs the phases of cyclic_reduction() with the threads of a block. A phase of at most 32
+/// items runs in warp 0 alone and ends with a warp barrier; a block barrier is needed only
+/// between a large phase and the next, and when a large phase follows small ones. Half of the
+/// phases of a line are small (the tail of the reduction and the start of the substitution).
+struct BlockPhases {
+    bool after_small = false;  // uniform across the block: every thread sees the same counts
+
+    template <class Body>
+    __device__ void operator()(int count, Body&& body) {
+        if (count <= 32) {
+            if (threadIdx.x < 32) {
+                if (static_cast<int>(threadIdx.x) < count) body(static_cast<int>(threadIdx.x));
+                __syncwarp();
+            }
+            after_small = true;
+            return;
+        }
+        if (after_small) __syncthreads();
+        for (int t = threadIdx.x; t < count; t += blockDim.x) body(t);
+        __syncthreads();
+        after_small = false;
+    }
+};
+
 /// The ADI half-step for one line per block: the line's equations are formed from the bands and
 /// x_in while they are loaded, solved by cyclic reduction in shared memory, and written damped.
 template <class T>
@@ -68,10 +92,7 @@ __global__ void line_relax(BandsView<T> A, const T* __restrict__ b, const T* __r
     auto node = [&](int r) {
         return along_x ? static_cast<std::size_t>(line) * A.mx + r : static_cast<std::size_t>(r) * A.mx + line;
     };
-    auto phase = [&](int count, auto&& body) {
-        for (int t = threadIdx.x; t < count; t += blockDim.x) body(t);
-        __syncthreads();
-    };
+    BlockPhases phase;
     auto load = [&](int r) {
         const std::size_t p = node(r);
         const LineRow<T> row = line_row(A, p, direction);
@@ -94,10 +115,7 @@ __global__ void tridiagonal_batch(const T* __restrict__ dl, const T* __restrict_
     extern __shared__ unsigned char raw_shared[];
     T* shared = reinterpret_cast<T*>(raw_shared);
     const std::size_t base = static_cast<std::size_t>(blockIdx.x) * layout.n;
-    auto phase = [&](int count, auto&& body) {
-        for (int t = threadIdx.x; t < count; t += blockDim.x) body(t);
-        __syncthreads();
-    };
+    BlockPhases phase;
     auto load = [&](int r) { return CrEquation<T>{dl[base + r], d[base + r], du[base + r], x[base + r]}; };
     auto store = [&](int r, T value) { x[base + r] = value; };
     cyclic_reduction<T>(layout, shared, phase, load, store);

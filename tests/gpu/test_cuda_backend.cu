@@ -239,12 +239,8 @@ TEMPLATE_TEST_CASE("CUDA cyclic reduction agrees with Thomas for lengths 3, 5, 9
                 b[p] = -a[p] - c[p] + u(rng);
                 rhs[p] = v(rng);
             }
-        const CrLayout layout = gpu().line_layout<T>(n);
         auto x = device<T>(rhs);
-        const auto da = device<T>(a), db = device<T>(b), dc = device<T>(c);
-        kernels::tridiagonal_batch<<<batch, CudaBackend::line_threads(n), layout.words * sizeof(T), gpu().stream()>>>(
-            da.data(), db.data(), dc.data(), x.data(), layout);
-        ADIMG_CUDA_CHECK_LAUNCH("tridiagonal_batch");
+        gpu().solve_batch(device<T>(a), device<T>(b), device<T>(c), x, n, batch);
         const std::vector<double> result = host(x);
         for (int s = 0; s < batch; ++s) {
             auto slice = [&](const std::vector<double>& w) {
