@@ -13,6 +13,7 @@
 #include <cusparse.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -32,6 +33,8 @@ struct Row {
     double ours_ms, strided_ms, interleaved_ms, ours_gbs, floor_ms;
     int threads;
 };
+
+int fixed_threads = 0;  // --threads: measure one block size instead of sweeping
 
 template <class T>
 Row measure(CudaBackend& be, cusparseHandle_t handle, int n, int batch, double copy_bw) {
@@ -60,7 +63,8 @@ Row measure(CudaBackend& be, cusparseHandle_t handle, int n, int batch, double c
     // The block size is swept; the fastest is reported (and used by line_threads() in the solver).
     double ours = 1e30;
     int best_threads = 0;
-    for (int threads : {64, 128, 256, 512, 1024}) {
+    for (int threads : {64, 128, 256, 512}) {
+        if (fixed_threads && threads != fixed_threads) continue;
         const double ms = bench::median_ms(s, samples, repeats, [&] {
             restore();
             be.solve_batch(da, db, dc, x, n, batch, threads);
@@ -119,11 +123,14 @@ Row measure(CudaBackend& be, cusparseHandle_t handle, int n, int batch, double c
 int main(int argc, char** argv) {
     std::string json_path;
     bool quick = false;
+    std::string sizes;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--json") && i + 1 < argc) json_path = argv[++i];
         else if (!std::strcmp(argv[i], "--quick")) quick = true;
+        else if (!std::strcmp(argv[i], "--sizes") && i + 1 < argc) sizes = argv[++i];
+        else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) fixed_threads = std::atoi(argv[++i]);
         else {
-            std::fprintf(stderr, "usage: tridiagonal_bench [--quick] [--json FILE]\n");
+            std::fprintf(stderr, "usage: tridiagonal_bench [--quick] [--sizes N,N,...] [--json FILE]\n");
             return 2;
         }
     }
@@ -138,6 +145,14 @@ int main(int argc, char** argv) {
                     "CR GB/s | CR / copy bandwidth |\n|---|---|---|---|---|---|---|---|---|---|\n");
         std::vector<Row> rows;
         std::vector<int> lengths = quick ? std::vector<int>{1025} : std::vector<int>{65, 129, 257, 513, 1025, 2049, 4097, 8193};
+        if (!sizes.empty()) {
+            lengths.clear();
+            for (const char* p = sizes.c_str(); *p;) {
+                lengths.push_back(std::atoi(p));
+                while (*p && *p != ',') ++p;
+                if (*p == ',') ++p;
+            }
+        }
         for (int n : lengths) {
             for (int precision = 0; precision < 2; ++precision) {
                 if (precision == 1 && n > be.longest_line<double>()) continue;

@@ -6,20 +6,26 @@
 //
 // Levels: S_0 is the line (n equations); S_{k+1} holds the odd equations of S_k after eliminating
 // their even neighbours, so n_k = n >> k, down to n_K = 1 with K = floor(log2 n).
+// Every equation is kept normalised to a unit diagonal (a x_{i-1} + x_i + c x_{i+1} = v), so it
+// needs three words, not four, and the back substitution needs no division.
 // Storage, in words of T inside one buffer:
-//   E_k  the even equations of every level (a, b, c, v), kept for the back substitution;
+//   E_k  the even equations of every level (a, c, v), kept for the back substitution;
 //   O_k  the odd equations of level k >= 1, the input of the next reduction; two ping-pong
 //        buffers (levels 1, 3, 5, ... and 2, 4, ...), since each phase reads one and writes the other;
 //        the odd equations of level 0 are never stored: the first reduction reads them from memory;
-//   X_k  the solution of level k >= 1, again two ping-pong buffers.
+//   X_k  the solution of level k >= 1, again two ping-pong buffers, placed over the O buffers,
+//        which are dead once the reduction is done.
 // Bank conflicts: a reduction phase has thread beta write equation beta of S_{k+1} either to
 // E_{k+1}[beta/2] (beta even) or to O_{k+1}[beta/2] (beta odd), so each warp writes 16 consecutive
 // words of E and 16 of O. These hit disjoint banks when the two bases differ by 64 bytes modulo
 // 128 (16 banks of 4 bytes; for double, each half-warp's 8 + 8 doubles likewise), so each E_k is
 // padded to meet that. All reads are of consecutive (or identical) words. The back substitution
-// has thread alpha write X_k[alpha], consecutive again. Total: about 6.25 n words.
+// has thread alpha write X_k[alpha], consecutive again. Total: about 4.1 n words (float lines of
+// 8193 unknowns take 135 KiB).
 
 #include <adimg/host_device.hpp>
+
+#include <algorithm>
 
 namespace adimg {
 
@@ -33,15 +39,15 @@ struct CrLayout {
     int even_size = 0;                ///< words per E array, padding included
     int odd_offset[2];                ///< start of the two O ping-pong buffers
     int odd_size = 0;                 ///< words per O array (both buffers)
-    int solution_offset[2];           ///< start of the two X ping-pong buffers
-    int words = 0;                    ///< total words: 4 E arrays, 4 O arrays, X
+    int solution_offset[2];           ///< start of the two X ping-pong buffers, inside the O region
+    int words = 0;                    ///< total words: 3 E arrays, then 3 O arrays (holding X later)
 
     ADIMG_HD int size(int k) const { return n >> k; }             ///< n_k
     ADIMG_HD int evens(int k) const { return (size(k) + 1) / 2; }  ///< equations in E_k
-    /// Array bases inside the buffer: arrays 0..3 are a, b, c, v.
+    /// Array bases inside the buffer: arrays 0..2 are a, c, v.
     ADIMG_HD int even_base(int array, int k) const { return array * even_size + even_offset[k]; }
-    ADIMG_HD int odd_base(int array, int k) const { return 4 * even_size + array * odd_size + odd_offset[k & 1]; }
-    ADIMG_HD int solution_base(int k) const { return 4 * even_size + 4 * odd_size + solution_offset[k & 1]; }
+    ADIMG_HD int odd_base(int array, int k) const { return 3 * even_size + array * odd_size + odd_offset[k & 1]; }
+    ADIMG_HD int solution_base(int k) const { return 3 * even_size + solution_offset[k & 1]; }
 };
 
 /// Computes the layout for n >= 1 equations of `word_bytes` each.
@@ -59,8 +65,8 @@ inline CrLayout make_cr_layout(int n, int word_bytes) {
     int offset = 0;
     for (int k = 0; k <= L.levels; ++k) {
         if (k >= 1) {
-            const int odd_start = 4 * 0 + L.odd_offset[k & 1];  // relative to the O region of array 0
-            // E array a starts at 0 and O array a at 4*even_size + odd_start; padding E_k alone
+            const int odd_start = L.odd_offset[k & 1];  // relative to the O region of array 0
+            // E array a starts at 0 and O array a at 3*even_size + odd_start; padding E_k alone
             // cannot see even_size yet, so align both regions to `period` and pad E_k relative to it.
             const int want = ((odd_start - half) % period + period) % period;
             offset += ((want - offset) % period + period) % period;
@@ -71,38 +77,46 @@ inline CrLayout make_cr_layout(int n, int word_bytes) {
     L.even_size = (offset + period - 1) / period * period;  // keeps every array aligned to `period`
     L.odd_size = (L.odd_size + period - 1) / period * period;
     L.solution_offset[1] = 0;
-    L.solution_offset[0] = n >> 1;  // X_1 has n_1 words
-    L.words = 4 * L.even_size + 4 * L.odd_size + (n >> 1) + (n >> 2) + 1;
+    L.solution_offset[0] = n >> 1;  // X_1 has n_1 words; X_1 and X_2 fit in 3 O arrays (3 n/8 each)
+    L.words = 3 * L.even_size + std::max(3 * L.odd_size, (n >> 1) + (n >> 2) + 1);
     return L;
 }
 
-/// One equation of a tridiagonal system: a x_{i-1} + b x_i + c x_{i+1} = v.
+/// One equation of a tridiagonal system, scaled to a unit diagonal: a x_{i-1} + x_i + c x_{i+1} = v.
 template <class T>
 struct CrEquation {
-    T a, b, c, v;
+    T a, c, v;
 };
 
-/// Eliminates the even neighbours of an odd equation (paper Eq. 3). `hi` may be absent at the end.
+/// Scales a x_{i-1} + b x_i + c x_{i+1} = v to a unit diagonal.
+template <class T>
+ADIMG_HD CrEquation<T> cr_normalise(T a, T b, T c, T v) {
+    const T r = T(1) / b;
+    return {a * r, c * r, v * r};
+}
+
+/// Eliminates the even neighbours of an odd equation (paper Eq. 3, for unit diagonals: the
+/// factors are the odd equation's own couplings) and scales the result back to a unit diagonal.
+/// `hi` may be absent at the end of the line.
 template <class T>
 ADIMG_HD CrEquation<T> cr_reduce(const CrEquation<T>& lo, const CrEquation<T>& mid, const CrEquation<T>* hi) {
-    const T f_lo = mid.a / lo.b;
-    CrEquation<T> out{-f_lo * lo.a, mid.b - f_lo * lo.c, T(0), mid.v - f_lo * lo.v};
+    T b = T(1) - mid.a * lo.c;
+    T a = -mid.a * lo.a, c = T(0), v = mid.v - mid.a * lo.v;
     if (hi) {
-        const T f_hi = mid.c / hi->b;
-        out.b -= f_hi * hi->a;
-        out.c = -f_hi * hi->c;
-        out.v -= f_hi * hi->v;
+        b -= mid.c * hi->a;
+        c = -mid.c * hi->c;
+        v -= mid.c * hi->v;
     }
-    return out;
+    return cr_normalise(a, b, c, v);
 }
 
-/// Solves an even equation once its odd neighbours are known (paper Eq. 4).
+/// Solves an even equation once its odd neighbours are known (paper Eq. 4, unit diagonal).
 template <class T>
 ADIMG_HD T cr_substitute(const CrEquation<T>& e, T x_lo, T x_hi) {
-    return (e.v - e.a * x_lo - e.c * x_hi) / e.b;
+    return e.v - e.a * x_lo - e.c * x_hi;
 }
 
-/// Cyclic reduction of one line. `load(i)` returns equation i of the line (from global memory),
+/// Cyclic reduction of one line. `load(i)` returns equation i of the line, normalised (from global memory),
 /// `store(i, x)` receives its solution. `shared` is the buffer described by `layout`.
 /// `phase(count, body)` must call body(t) for t in [0, count) and then wait until all calls of
 /// the phase (all threads) are done before the next phase.
@@ -110,13 +124,12 @@ template <class T, class Phase, class Load, class Store>
 ADIMG_HD void cyclic_reduction(const CrLayout& L, T* shared, Phase&& phase, Load&& load, Store&& store) {
     auto put = [&](int base_of_array0, int stride, int i, const CrEquation<T>& e) {
         shared[base_of_array0 + i] = e.a;
-        shared[base_of_array0 + stride + i] = e.b;
-        shared[base_of_array0 + 2 * stride + i] = e.c;
-        shared[base_of_array0 + 3 * stride + i] = e.v;
+        shared[base_of_array0 + stride + i] = e.c;
+        shared[base_of_array0 + 2 * stride + i] = e.v;
     };
     auto get = [&](int base_of_array0, int stride, int i) {
         return CrEquation<T>{shared[base_of_array0 + i], shared[base_of_array0 + stride + i],
-                             shared[base_of_array0 + 2 * stride + i], shared[base_of_array0 + 3 * stride + i]};
+                             shared[base_of_array0 + 2 * stride + i]};
     };
     const int es = L.even_size, os = L.odd_size;
     // Level 0: the even equations go to E_0.
@@ -137,8 +150,7 @@ ADIMG_HD void cyclic_reduction(const CrLayout& L, T* shared, Phase&& phase, Load
     }
     // The last level has one equation.
     phase(1, [&](int) {
-        const CrEquation<T> e = get(L.even_base(0, L.levels), es, 0);
-        const T x = e.v / e.b;
+        const T x = get(L.even_base(0, L.levels), es, 0).v;  // a unit diagonal and no neighbours
         if (L.levels == 0) store(0, x);
         else shared[L.solution_base(L.levels)] = x;
     });

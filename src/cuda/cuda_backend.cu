@@ -42,7 +42,10 @@ CudaBackend::CudaBackend() {
     shared_limit_ = static_cast<std::size_t>(optin);
     name_ = std::string(props.name) + " (sm_" + std::to_string(props.major) + std::to_string(props.minor) + ", " +
             std::to_string(props.totalGlobalMem >> 30) + " GiB)";
-    ADIMG_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    // A blocking stream: it waits for work on the legacy default stream, where cudaMalloc'd
+    // buffers are zeroed (cudaMemset) and the hierarchy is uploaded, so no kernel can see a
+    // buffer before those finish.
+    ADIMG_CUDA_CHECK(cudaStreamCreate(&stream_));
     partial_ = DeviceVector<double>(partial_count);
     result_ = DeviceVector<double>(1);
     ADIMG_CUDA_CHECK(cudaMallocHost(&host_result_, sizeof(double)));

@@ -179,7 +179,12 @@ public:
                                " unknowns; use a lower level, or the jacobi or gauss-seidel smoother");
         return layout;
     }
-    static int line_threads(int length) { return std::clamp(1 << static_cast<int>(std::ceil(std::log2(std::max(length / 2, 1)))), 32, 512); }
+    /// Threads per line: 256 up to 2049 unknowns, 512 beyond (the fastest in the block-size sweep
+    /// of bench/tridiagonal_bench on the H200), fewer for short lines.
+    static int line_threads(int length) {
+        return std::clamp(1 << static_cast<int>(std::ceil(std::log2(std::max(length / 2, 1)))), 32,
+                          length > 2049 ? kernels::max_line_threads : 256);
+    }
 
 private:
     static dim3 block2d() { return dim3(kernels::tile_x, kernels::tile_y); }

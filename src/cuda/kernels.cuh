@@ -82,9 +82,14 @@ struct BlockPhases {
 
 /// The ADI half-step for one line per block: the line's equations are formed from the bands and
 /// x_in while they are loaded, solved by cyclic reduction in shared memory, and written damped.
+// The layout is a __grid_constant__ parameter: its offset tables are indexed by level at run
+// time, and this keeps them in the constant bank instead of a copy on the stack.
+constexpr int max_line_threads = 512;
+
 template <class T>
-__global__ void line_relax(BandsView<T> A, const T* __restrict__ b, const T* __restrict__ x_in, T* __restrict__ x_out,
-                           Direction direction, T omega, CrLayout layout) {
+__global__ void __launch_bounds__(max_line_threads)
+    line_relax(BandsView<T> A, const T* __restrict__ b, const T* __restrict__ x_in, T* __restrict__ x_out,
+               Direction direction, T omega, const __grid_constant__ CrLayout layout) {
     extern __shared__ unsigned char raw_shared[];
     T* shared = reinterpret_cast<T*>(raw_shared);
     const int line = blockIdx.x;
@@ -97,7 +102,7 @@ __global__ void line_relax(BandsView<T> A, const T* __restrict__ b, const T* __r
         const std::size_t p = node(r);
         const LineRow<T> row = line_row(A, p, direction);
         const int i = along_x ? r : line, j = along_x ? line : r;
-        return CrEquation<T>{row.lower, row.diag, row.upper, b[p] - off_line_product(A, x_in, i, j, direction)};
+        return cr_normalise(row.lower, row.diag, row.upper, b[p] - off_line_product(A, x_in, i, j, direction));
     };
     auto store = [&](int r, T x) {
         const std::size_t p = node(r);
@@ -110,13 +115,14 @@ __global__ void line_relax(BandsView<T> A, const T* __restrict__ b, const T* __r
 /// system s has its diagonals at offset s * n in dl, d, du and its right-hand side in x, which
 /// receives the solution (gtsv2StridedBatch's layout).
 template <class T>
-__global__ void tridiagonal_batch(const T* __restrict__ dl, const T* __restrict__ d, const T* __restrict__ du, T* x,
-                                  CrLayout layout) {
+__global__ void __launch_bounds__(max_line_threads)
+    tridiagonal_batch(const T* __restrict__ dl, const T* __restrict__ d, const T* __restrict__ du, T* x,
+                      const __grid_constant__ CrLayout layout) {
     extern __shared__ unsigned char raw_shared[];
     T* shared = reinterpret_cast<T*>(raw_shared);
     const std::size_t base = static_cast<std::size_t>(blockIdx.x) * layout.n;
     BlockPhases phase;
-    auto load = [&](int r) { return CrEquation<T>{dl[base + r], d[base + r], du[base + r], x[base + r]}; };
+    auto load = [&](int r) { return cr_normalise(dl[base + r], d[base + r], du[base + r], x[base + r]); };
     auto store = [&](int r, T value) { x[base + r] = value; };
     cyclic_reduction<T>(layout, shared, phase, load, store);
 }

@@ -1,0 +1,106 @@
+// Each backend operation on one level, timed on the GPU and set against the bytes it must move
+// at least (each input read once, each output written once) and the measured copy bandwidth.
+// This is where the performance notes (bench/PERFORMANCE.md) get their numbers.
+//
+//   kernel_bench [--levels 10,12] [--json FILE]
+
+#include "gpu_timer.cuh"
+
+#include "../src/cuda/cuda_backend.cuh"
+
+#include <adimg/assembly.hpp>
+#include <adimg/case.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+using namespace adimg;
+
+namespace {
+
+struct Timing {
+    std::string op;
+    double ms, bytes;
+};
+
+template <class T>
+std::vector<Timing> measure(CudaBackend& be, const NineBands<double>& A_host, const std::vector<double>& split) {
+    const std::size_t n = A_host.rows();
+    const int mx = A_host.mx, my = A_host.my, mxc = mx / 2 + 1;
+    const auto A = be.make_matrix<T>(A_host);
+    auto b = be.make_vector<T>(n), x = be.make_vector<T>(n), y = be.make_vector<T>(n);
+    auto coarse = be.make_vector<T>(static_cast<std::size_t>(mxc) * (my / 2 + 1));
+    auto sx = be.make_vector<T>(split.size()), sy = be.make_vector<T>(split.size());
+    be.upload(split, sx);
+    be.upload(split, sy);
+    be.fill(b, T(1));
+    be.fill(x, T(0.5));
+    const double w = sizeof(T);
+    std::vector<Timing> out;
+    auto time = [&](const char* op, double words, const std::function<void()>& body) {
+        out.push_back({op, bench::median_ms(be.stream(), 7, 10, body), words * w * n});
+    };
+    time("defect", 12, [&] { be.defect(A, b, x, y); });
+    time("jacobi", 12, [&] { be.jacobi(A, b, x, y, T(0.7)); });
+    time("gauss_seidel (4 colours)", 12, [&] { be.gauss_seidel(A, b, x); });
+    time("line_relax x-lines", 12, [&] { be.line_relax(A, b, x, y, Direction::x, T(0.7)); });
+    time("line_relax y-lines", 12, [&] { be.line_relax(A, b, x, y, Direction::y, T(0.7)); });
+    time("restrict_to", 1.25, [&] { be.restrict_to(x, mx, my, sx, sy, coarse); });
+    time("prolong_add", 2.25, [&] { be.prolong_add(coarse, sx, sy, y, mx, my); });
+    time("axpy", 3, [&] { be.axpy(0.5, x, y); });
+    time("dot (with host sync)", 2, [&] { be.dot(x, y); });
+    return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::string levels = "10,12", json_path;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!std::strcmp(argv[i], "--levels")) levels = argv[i + 1];
+        else if (!std::strcmp(argv[i], "--json")) json_path = argv[i + 1];
+    }
+    try {
+        CudaBackend be;
+        const double copy_bw = bench::copy_bandwidth(be.stream());
+        std::printf("# Kernels on %s\n\ncopy bandwidth (read + write): %.0f GB/s\n\n", be.name().c_str(), copy_bw / 1e9);
+        std::printf("| L | precision | operation | ms | minimum bytes (MB) | GB/s | of copy bandwidth |\n|---|---|---|---|---|---|---|\n");
+        std::string json = "[\n";
+        for (const char* p = levels.c_str(); *p;) {
+            const int level = std::atoi(p);
+            while (*p && *p != ',') ++p;
+            if (*p == ',') ++p;
+            const CaseSpec spec = builtin_case("A2");
+            const TensorMesh mesh = spec.mesh(level);
+            const NineBands<double> A = assemble_stiffness(mesh);
+            const std::vector<double> split(mesh.mx() / 2, 0.5);
+            for (int precision = 0; precision < 2; ++precision) {
+                const std::vector<Timing> rows = precision ? measure<double>(be, A, split) : measure<float>(be, A, split);
+                for (const Timing& t : rows) {
+                    const double gbs = t.bytes / (t.ms * 1e-3) / 1e9;
+                    std::printf("| %d | %s | %s | %.4f | %.1f | %.0f | %.0f%% |\n", level, precision ? "double" : "float",
+                                t.op.c_str(), t.ms, t.bytes / 1e6, gbs, 100 * gbs * 1e9 / copy_bw);
+                    char row[512];
+                    std::snprintf(row, sizeof row, "  {\"level\": %d, \"precision\": \"%s\", \"op\": \"%s\", \"ms\": %.6f, \"bytes\": %.0f},\n",
+                                  level, precision ? "double" : "float", t.op.c_str(), t.ms, t.bytes);
+                    json += row;
+                }
+                std::fflush(stdout);
+            }
+        }
+        if (json.size() > 2) json.erase(json.size() - 2, 1);
+        json += "]\n";
+        if (!json_path.empty()) {
+            FILE* f = std::fopen(json_path.c_str(), "w");
+            if (f) std::fputs(json.c_str(), f), std::fclose(f);
+        }
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "kernel_bench: %s\n", e.what());
+        return 3;
+    }
+    return 0;
+}

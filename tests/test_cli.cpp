@@ -1,0 +1,114 @@
+// The command-line tool's exit codes and key outputs: 0 ok, 1 solve did not converge, 2 bad
+// input, 3 device or resource error. The tests run the `adimg` binary built next to the test
+// executable (build/adimg beside build/tests/adimg_tests); without it they are skipped.
+
+#include <adimg/solver.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+/// The CLI binary: $ADIMG_CLI, else ../adimg relative to this test executable.
+fs::path cli_path() {
+    if (const char* env = std::getenv("ADIMG_CLI")) return env;
+    std::error_code ec;
+    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    if (ec) return {};
+    return self.parent_path().parent_path() / "adimg";
+}
+
+struct Result {
+    int status = -1;
+    std::string output;  ///< stdout and stderr together
+};
+
+Result run_cli(const std::string& arguments) {
+    Result result;
+    const std::string command = "'" + cli_path().string() + "' " + arguments + " 2>&1";
+    FILE* pipe = popen(command.c_str(), "r");
+    REQUIRE(pipe != nullptr);
+    std::array<char, 4096> buffer{};
+    while (std::fgets(buffer.data(), buffer.size(), pipe)) result.output += buffer.data();
+    const int raw = pclose(pipe);
+    result.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    return result;
+}
+
+bool have_cli() {
+    const fs::path path = cli_path();
+    if (!path.empty() && fs::exists(path)) return true;
+    WARN("the adimg binary was not found at '" << path.string() << "'; set ADIMG_CLI to run the CLI tests");
+    return false;
+}
+
+}  // namespace
+
+TEST_CASE("CLI exit code 0: a converged solve, the direct solve, info", "[cli]") {
+    if (!have_cli()) return;
+    Result r = run_cli("solve --case A2 --level 6 --backend cpu --quiet");
+    INFO(r.output);
+    CHECK(r.status == 0);
+    CHECK(r.output.find("status converged") != std::string::npos);
+    CHECK(r.output.find("relative L2 error") != std::string::npos);
+
+    r = run_cli("solve --case U1 --level 5 --solver direct");
+    INFO(r.output);
+    CHECK(r.status == 0);
+    CHECK(r.output.find("relative L2 error 1.11023") != std::string::npos);  // Table 1, L=5: 1.1102363e-3
+
+    r = run_cli("info --case A5 --level 10");
+    INFO(r.output);
+    CHECK(r.status == 0);
+    CHECK(r.output.find("h_min     8.674e-19") != std::string::npos);  // (nu/2)^10, not the paper's 9.24e-19
+}
+
+TEST_CASE("CLI exit code 1: a solve that does not converge (single precision, U1 L=9)", "[cli]") {
+    if (!have_cli()) return;
+    const Result r = run_cli("solve --case U1 --level 9 --backend cpu --precision single --quiet");
+    INFO(r.output);
+    CHECK(r.status == 1);
+    CHECK(r.output.find("status stagnated") != std::string::npos);
+}
+
+TEST_CASE("CLI exit code 2: bad input names the problem", "[cli]") {
+    if (!have_cli()) return;
+    struct Case {
+        const char* arguments;
+        const char* says;
+    };
+    const Case cases[] = {{"solve --case X9", "unknown case 'X9'"},
+                          {"solve --case U1 --smoother foo", "--smoother 'foo' is not allowed"},
+                          {"solve --case U1 --level 0", "--level 0 is outside"},
+                          {"solve --case U1 --inner digits", "--inner 'digits' is not allowed"},
+                          {"assemble --case U1 --level 2", "--out"},
+                          {"frobnicate", "unknown command"},
+                          {"", "usage"}};
+    for (const Case& c : cases) {
+        const Result r = run_cli(c.arguments);
+        INFO("adimg " << c.arguments << " -> exit " << r.status << ":\n" << r.output);
+        CHECK(r.status == 2);
+        CHECK(r.output.find(c.says) != std::string::npos);
+    }
+}
+
+TEST_CASE("CLI exit code 3: --backend cuda without a usable GPU", "[cli]") {
+    if (!have_cli()) return;
+    std::string why;
+    if (adimg::cuda_available(&why)) {
+        WARN("a CUDA device is available here, so --backend cuda succeeds; nothing to check");
+        return;
+    }
+    const Result r = run_cli("solve --case U1 --level 4 --backend cuda --quiet");
+    INFO(r.output);
+    CHECK(r.status == 3);
+    CHECK(r.output.find("device error") != std::string::npos);
+}

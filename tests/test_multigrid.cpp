@@ -1,0 +1,307 @@
+// The multigrid solver through the public API on the CPU backend: agreement with the direct
+// solve, the paper's accuracy (Table 2) with mixed precision, mixed against double, an
+// iteration-count baseline (paper Table 3), the point smoothers' limits, and failure reports.
+
+#include "paper_values.hpp"
+
+#include <adimg/assembly.hpp>
+#include <adimg/case.hpp>
+#include <adimg/eigen_interop.hpp>
+#include <adimg/error.hpp>
+#include <adimg/hierarchy.hpp>
+#include <adimg/solver.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace adimg;
+
+namespace {
+
+struct Run {
+    SolveReport report;
+    std::vector<double> x;
+    double error = 0.0;  ///< relative L2 error against the exact solution
+};
+
+SolverOptions cpu_options(Precision precision = Precision::mixed) {
+    SolverOptions options;
+    options.backend = BackendKind::cpu;
+    options.precision = precision;
+    return options;
+}
+
+Run solve_case(const std::string& name, int level, const SolverOptions& options) {
+    const CaseSpec spec = builtin_case(name);
+    const TensorMesh mesh = spec.mesh(level);
+    const PolynomialProblem problem{spec.x.length, spec.y.length};
+    Solver solver(options);
+    solver.setup(rediscretized_hierarchy(spec, level, std::min(options.coarse_level, level)));
+    Run run;
+    run.report = solver.solve(assemble_load(mesh, problem), run.x);
+    run.error = relative_l2_error(mesh, problem, run.x);
+    return run;
+}
+
+double relative_difference(double a, double b) { return std::abs(a - b) / std::abs(b); }
+
+std::string describe(const Run& run) {
+    return to_string(run.report.status) + " after " + run.report.iterations() + " (outer:inner), rate per cycle " +
+           std::to_string(run.report.rate_per_cycle()) + (run.report.message.empty() ? "" : ": " + run.report.message);
+}
+
+}  // namespace
+
+// --- agreement with the direct solve ------------------------------------------------------------
+
+TEST_CASE("Double multigrid agrees with the direct solve to 1e-9 at L=6 for every built-in case", "[multigrid][direct]") {
+    // At the default stop (defect down by 8 digits) the max-norm difference is 1.9e-10 (U1) ..
+    // 8.3e-9 (U3), measured, so this check sets options.digits = 12: the remaining difference is
+    // then the direct solve's own rounding plus a 1e-12 defect. Measured max-norm differences: 2.9e-14 (U2) .. 5.0e-13 (A4) relative,
+    // after 6 (U3) .. 20 (A5) cycles.
+    SolverOptions options = cpu_options(Precision::double_);
+    options.digits = 12;
+    for (const std::string& name : builtin_case_names()) {
+        const CaseSpec spec = builtin_case(name);
+        const TensorMesh mesh = spec.mesh(6);
+        const std::vector<double> b = assemble_load(mesh, {spec.x.length, spec.y.length});
+        const std::vector<double> direct = direct_solve(assemble_stiffness(mesh), b);
+        const Run mg = solve_case(name, 6, options);
+        INFO(name << " L=6: multigrid " << describe(mg));
+        REQUIRE(mg.report.ok());
+        double diff = 0.0, largest = 0.0;
+        for (std::size_t p = 0; p < direct.size(); ++p) {
+            diff = std::max(diff, std::abs(mg.x[p] - direct[p]));
+            largest = std::max(largest, std::abs(direct[p]));
+        }
+        INFO("max |x_mg - x_direct| / max |x_direct| = " << diff / largest << " (expected < 1e-9)");
+        CHECK(diff / largest < 1e-9);
+    }
+}
+
+// --- the paper's accuracy -----------------------------------------------------------------------
+
+namespace {
+void check_table2_mixed(int level) {
+    for (const std::string& name : builtin_case_names()) {
+        const double paper = paper::table2.at({name, level}).cpu_double;
+        const Run run = solve_case(name, level, cpu_options());  // default: mixed, adi, inner digits:2
+        INFO(name << " L=" << level << ": mixed " << describe(run) << "; relative L2 error " << run.error
+                  << ", paper Table 2 CPU-double " << paper << ", relative difference "
+                  << relative_difference(run.error, paper) << " (expected < 5e-5)");
+        REQUIRE(run.report.ok());
+        CHECK(relative_difference(run.error, paper) < 5e-5);
+    }
+}
+}  // namespace
+
+TEST_CASE("Table 2: the mixed solver reproduces the CPU-double L2 errors of all 8 cases at L=8", "[multigrid][mixed][paper]") {
+    // Measured relative differences to the paper: 1.9e-6 (A4) .. 1.03e-5 (U1).
+    check_table2_mixed(8);
+}
+
+TEST_CASE("Table 2: the mixed solver reproduces the CPU-double L2 errors of all 8 cases at L=9",
+          "[multigrid][mixed][paper][slow]") {
+    // Measured relative differences to the paper: 1.9e-6 (U3) .. 2.3e-5 (A2); the 8-digit stop
+    // leaves an algebraic error of about this size.
+    check_table2_mixed(9);
+}
+
+TEST_CASE("Table 2: mixed and double multigrid give the same relative L2 errors for all cases at L=7",
+          "[multigrid][mixed]") {
+    // The issue asks |e_mixed - e_double| < 1e-6 (absolute difference of the relative errors,
+    // which are about 7e-5 .. 3e-4 here), and we also require the relative difference to stay
+    // below 1e-4. Measured: absolute differences 3.6e-13 (U3) .. 1.9e-11 (U2), relative
+    // differences 2.3e-9 (A5) .. 2.8e-7 (U2).
+    std::ostringstream table;
+    table << "relative L2 errors at L=7, mixed vs double:";
+    for (const std::string& name : builtin_case_names()) {
+        const Run mixed = solve_case(name, 7, cpu_options(Precision::mixed));
+        const Run dbl = solve_case(name, 7, cpu_options(Precision::double_));
+        const double absolute = std::abs(mixed.error - dbl.error), relative = relative_difference(mixed.error, dbl.error);
+        INFO(name << " L=7: mixed " << mixed.error << " (" << describe(mixed) << "), double " << dbl.error << " ("
+                  << describe(dbl) << "); |difference| " << absolute << " (expected < 1e-6), relative difference "
+                  << relative << " (expected < 1e-4)");
+        table << "\n  " << name << ": mixed " << mixed.error << ", double " << dbl.error << ", |difference| " << absolute
+              << ", relative difference " << relative;
+        REQUIRE(mixed.report.ok());
+        REQUIRE(dbl.report.ok());
+        CHECK(absolute < 1e-6);
+        CHECK(relative < 1e-4);
+    }
+    WARN(table.str());
+}
+
+// --- iteration counts ---------------------------------------------------------------------------
+
+namespace {
+
+/// Iteration counts measured with this code on the CPU backend (default options: ADI with line
+/// damping 0.7, 4+4 smoothing steps, coarse grid level 1 by Jacobi-PCG, 8 digits).
+struct Baseline {
+    int double_outer;  ///< ADI double: outer iterations = V-cycles
+    int mixed_outer;   ///< mixed, inner digits:2: the 'a' of a:b
+    int mixed_inner;   ///< and the 'b' (total inner V-cycles)
+};
+
+// Compared with the paper's Table 3 "double #it" (paper::table3_double_iterations): for U1–A3
+// our double counts (5–6) match the paper's 4–6 within one. For A4 and A5 we need 11 and 14
+// where the paper reports 8–9 and 10–11. Two known differences: (1) the paper built its A4/A5
+// meshes from coordinates, so the graded widths next to x = 1 were rounded (its printed A5 h_min,
+// 9.24e-19 at L=10, is 7% off the exact (nu/2)^10 = 8.67e-19 that adimg assembles from widths),
+// and its matrices differ from ours there; (2) the paper does not state the damping of its ADI
+// line sweeps; ours is SolverOptions::line_omega = 0.7 (measured: undamped sweeps need 76
+// double cycles on U3 at L=8, and 12 instead of 14 on A5).
+// The mixed digits:2 counts compare with the paper's Table 4 ("2 digits" column, GPU): U1–A3
+// match it within one (paper 3:5 .. 4:7); A4 and A5 take as many outer steps as the paper
+// (4 vs 3–4) but more inner cycles (13 and 18 vs 8–11 and 13), for the same reasons.
+// These are regression baselines for this code, not paper values.
+const std::map<std::pair<std::string, int>, Baseline> baseline = {
+    {{"U1", 8}, {6, 3, 6}},  {{"U2", 8}, {6, 4, 7}},  {{"U3", 8}, {5, 3, 5}},  {{"A1", 8}, {6, 3, 6}},
+    {{"A2", 8}, {6, 3, 6}},  {{"A3", 8}, {6, 3, 6}},  {{"A4", 8}, {11, 4, 13}}, {{"A5", 8}, {14, 4, 18}},
+    {{"U1", 9}, {6, 3, 6}},  {{"U2", 9}, {6, 4, 7}},  {{"U3", 9}, {5, 4, 6}},  {{"A1", 9}, {6, 3, 6}},
+    {{"A2", 9}, {6, 3, 6}},  {{"A3", 9}, {6, 3, 6}},  {{"A4", 9}, {11, 4, 13}}, {{"A5", 9}, {14, 4, 18}}};
+
+void check_iterations(int level) {
+    for (const std::string& name : builtin_case_names()) {
+        const Baseline expected = baseline.at({name, level});
+        const Run dbl = solve_case(name, level, cpu_options(Precision::double_));
+        const Run mixed = solve_case(name, level, cpu_options(Precision::mixed));
+        INFO(name << " L=" << level << ": double " << describe(dbl) << " (baseline " << expected.double_outer
+                  << ", paper Table 3 " << paper::table3_double_iterations.at({name, level}) << "); mixed digits:2 "
+                  << describe(mixed) << " (baseline " << expected.mixed_outer << ":" << expected.mixed_inner
+                  << "); each within +-1");
+        REQUIRE(dbl.report.ok());
+        REQUIRE(mixed.report.ok());
+        CHECK(dbl.report.outer_iterations == dbl.report.inner_cycles);  // one V-cycle per double iteration
+        CHECK(std::abs(dbl.report.outer_iterations - expected.double_outer) <= 1);
+        CHECK(std::abs(mixed.report.outer_iterations - expected.mixed_outer) <= 1);
+        CHECK(std::abs(mixed.report.inner_cycles - expected.mixed_inner) <= 1);
+        CHECK_FALSE(mixed.report.fell_back_to_double);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("Table 3 baseline: ADI double and mixed digits:2 iteration counts at L=8 (within +-1)",
+          "[multigrid][iterations][paper]") {
+    check_iterations(8);
+}
+
+TEST_CASE("Table 3 baseline: ADI double and mixed digits:2 iteration counts at L=9 (within +-1)",
+          "[multigrid][iterations][paper][slow]") {
+    check_iterations(9);
+}
+
+// --- point smoothers: where they work and where they do not (shown, not hidden) ----------------
+
+TEST_CASE("Paper Sec. 3: Jacobi (omega 0.7) and Gauss–Seidel multigrid converge on U1 L=7 (double)",
+          "[multigrid][smoother]") {
+    // Measured: Jacobi 6 cycles (rate 0.044 per cycle), Gauss–Seidel 4 cycles (rate 0.005).
+    SolverOptions options = cpu_options(Precision::double_);
+    options.smoother = Smoother::jacobi;
+    const Run jacobi = solve_case("U1", 7, options);
+    options.smoother = Smoother::gauss_seidel;
+    const Run gs = solve_case("U1", 7, options);
+    INFO("U1 L=7 Jacobi: " << describe(jacobi) << "; Gauss-Seidel: " << describe(gs));
+    REQUIRE(jacobi.report.ok());
+    REQUIRE(gs.report.ok());
+    CHECK(jacobi.report.outer_iterations <= 8);
+    CHECK(gs.report.outer_iterations <= 6);
+    CHECK(relative_difference(gs.error, paper::table1_double.at(7)) < 5e-5);
+}
+
+TEST_CASE("Paper Sec. 3: on A2 L=7 Jacobi multigrid fails and Gauss–Seidel is slow (shown, not hidden)",
+          "[multigrid][smoother]") {
+    // Point smoothers do not smooth across the thin elements of the graded layers: this is why
+    // the paper uses ADI. Measured with double precision: Jacobi (omega 0.7) stagnates after 7
+    // cycles having gained 0.18 digits (the defect first drops by one digit, then grows);
+    // Gauss–Seidel converges in 26 cycles at 0.485 per cycle, where ADI needs 6 at 0.04.
+    // (The issue expected Gauss–Seidel above 0.5 per cycle; we measure 0.485 and assert 0.4–0.6.)
+    SolverOptions options = cpu_options(Precision::double_);
+    options.smoother = Smoother::jacobi;
+    const Run jacobi = solve_case("A2", 7, options);
+    INFO("A2 L=7 Jacobi omega 0.7: " << describe(jacobi));
+    CHECK_FALSE(jacobi.report.ok());
+    CHECK(jacobi.report.digits_gained() < 1.0);
+    CHECK_FALSE(jacobi.report.message.empty());
+
+    options.smoother = Smoother::gauss_seidel;
+    const Run gs = solve_case("A2", 7, options);
+    options.smoother = Smoother::adi;
+    const Run adi = solve_case("A2", 7, options);
+    INFO("A2 L=7 Gauss-Seidel: " << describe(gs) << "; ADI: " << describe(adi));
+    REQUIRE(gs.report.ok());
+    REQUIRE(adi.report.ok());
+    CHECK(gs.report.rate_per_cycle() > 0.4);
+    CHECK(gs.report.rate_per_cycle() < 0.6);
+    CHECK(gs.report.outer_iterations >= 20);
+    CHECK(gs.report.rate_per_cycle() > 5 * adi.report.rate_per_cycle());
+}
+
+// --- mixed precision on the hardest case ---------------------------------------------------------
+
+TEST_CASE("Paper Sec. 2.5: mixed precision converges on A5 L=8 without falling back to double", "[multigrid][mixed]") {
+    // A5's matrix entries span 12.6 orders of magnitude at L=8 (adimg info: 1/3 .. 1.47e12,
+    // aspect ratios up to 2.2e12); the scaled float V-cycle still gains two digits per outer step.
+    // Measured: 4:18, rate 0.29 per inner cycle, 9.7 digits.
+    const Run run = solve_case("A5", 8, cpu_options());
+    INFO("A5 L=8 mixed: " << describe(run) << "; relative L2 error " << run.error);
+    REQUIRE(run.report.ok());
+    CHECK_FALSE(run.report.fell_back_to_double);
+    for (const OuterStep& step : run.report.history) CHECK_FALSE(step.double_inner);
+    CHECK(run.report.digits_gained() >= 8.0);
+    CHECK(relative_difference(run.error, paper::table2.at({"A5", 8}).cpu_double) < 5e-5);
+}
+
+// --- failures are reported ----------------------------------------------------------------------
+
+TEST_CASE("Table 1: single precision on U1 L=9 stagnates and says so", "[multigrid][single][errors]") {
+    // Float alone cannot reach 8 digits at L=9 (paper Table 1: the single error grows from L=8).
+    // Measured: stagnated after 8 cycles having gained 2.7 digits.
+    const Run run = solve_case("U1", 9, cpu_options(Precision::single));
+    INFO("U1 L=9 single: " << describe(run) << "; relative L2 error " << run.error);
+    CHECK(run.report.status == SolveStatus::stagnated);
+    CHECK_FALSE(run.report.ok());
+    CHECK_FALSE(run.report.message.empty());
+    CHECK(run.report.digits_gained() < 4.0);
+    CHECK(run.error > 10 * paper::table1_double.at(9));
+}
+
+TEST_CASE("Solver: setup once and solve many times, misuse is an input_error", "[multigrid][errors]") {
+    const CaseSpec spec = builtin_case("U2");
+    const TensorMesh mesh = spec.mesh(5);
+    const std::vector<double> b = assemble_load(mesh, {spec.x.length, spec.y.length});
+    Solver solver(cpu_options());
+    CHECK(solver.backend() == BackendKind::cpu);
+    std::vector<double> x;
+    CHECK_THROWS_AS(solver.solve(b, x), input_error);  // no setup yet
+    solver.setup(rediscretized_hierarchy(spec, 5, 1));
+    const SolveReport first = solver.solve(b, x);
+    REQUIRE(first.ok());
+    std::vector<double> again;
+    const SolveReport second = solver.solve(b, again);
+    REQUIRE(second.ok());
+    CHECK(first.iterations() == second.iterations());
+    // The same solution (OpenMP reductions may round differently from run to run).
+    double diff = 0.0, largest = 0.0;
+    for (std::size_t p = 0; p < x.size(); ++p) {
+        diff = std::max(diff, std::abs(x[p] - again[p]));
+        largest = std::max(largest, std::abs(x[p]));
+    }
+    INFO("second solve differs by " << diff / largest << " relative (expected < 1e-10)");
+    CHECK(diff / largest < 1e-10);
+    CHECK(solver.setup_count() == 1);
+    CHECK(solver.solve_count() == 2);
+    CHECK_THROWS_AS(solver.solve(std::vector<double>(b.size() + 1, 0.0), x), input_error);
+
+    SolverOptions bad = cpu_options();
+    bad.omega = 1.5;
+    CHECK_THROWS_AS(Solver(bad), input_error);
+}
