@@ -97,6 +97,9 @@ TEST_CASE("cyclic-reduction layout: regions disjoint and inside the buffer, ever
                 REQUIRE(end <= L.odd_size);
                 if ((k & 1) == 1) REQUIRE(end <= L.odd_offset[0]);
             }
+            // O_0 lies after everything else.
+            REQUIRE(L.first_odd_base(0) >= 3 * L.even_size + 3 * L.odd_size);
+            REQUIRE(L.first_odd_base(2) + L.size(1) <= L.words);
             // Solution ping-pong buffers lie in the O region (dead by then) and do not overlap E.
             for (int k = 1; k <= L.levels; ++k) {
                 const int start = L.solution_base(k), end = start + L.size(k);
@@ -119,6 +122,11 @@ TEST_CASE("cyclic-reduction writes are bank-conflict free: E and O bases differ 
     for (int n : {33, 1025, 4097, 8193}) {
         for (int word : {4, 8}) {
             const CrLayout L = make_cr_layout(n, word);
+            for (int array = 0; array < 3; ++array) {
+                const int offset_bytes = (L.first_odd_base(array) - L.even_base(array, 0)) * word;
+                INFO("n = " << n << ", level 0, array " << array << ", offset " << offset_bytes << " bytes");
+                REQUIRE(((offset_bytes % 128) + 128) % 128 == 64);
+            }
             for (int k = 1; k <= L.levels; ++k) {
                 for (int array = 0; array < 3; ++array) {
                     const int offset_bytes = (L.odd_base(array, k) - L.even_base(array, k)) * word;

@@ -10,18 +10,20 @@
 // needs three words, not four, and the back substitution needs no division.
 // Storage, in words of T inside one buffer:
 //   E_k  the even equations of every level (a, c, v), kept for the back substitution;
+//   O_0  the odd equations of level 0, so that the line is read from memory in one coalesced
+//        pass (thread t loads equation t) with all loads independent;
 //   O_k  the odd equations of level k >= 1, the input of the next reduction; two ping-pong
 //        buffers (levels 1, 3, 5, ... and 2, 4, ...), since each phase reads one and writes the other;
-//        the odd equations of level 0 are never stored: the first reduction reads them from memory;
 //   X_k  the solution of level k >= 1, again two ping-pong buffers, placed over the O buffers,
 //        which are dead once the reduction is done.
-// Bank conflicts: a reduction phase has thread beta write equation beta of S_{k+1} either to
+// Bank conflicts: the load has thread t write equation t to E_0 or O_0, and a reduction phase
+// has thread beta write equation beta of S_{k+1} either to
 // E_{k+1}[beta/2] (beta even) or to O_{k+1}[beta/2] (beta odd), so each warp writes 16 consecutive
 // words of E and 16 of O. These hit disjoint banks when the two bases differ by 64 bytes modulo
 // 128 (16 banks of 4 bytes; for double, each half-warp's 8 + 8 doubles likewise), so each E_k is
 // padded to meet that. All reads are of consecutive (or identical) words. The back substitution
-// has thread alpha write X_k[alpha], consecutive again. Total: about 4.1 n words (float lines of
-// 8193 unknowns take 135 KiB).
+// has thread alpha write X_k[alpha], consecutive again. Total: about 5.6 n words (float lines of
+// 8193 unknowns take 184 KiB, double lines of 4097 too).
 
 #include <adimg/host_device.hpp>
 
@@ -40,7 +42,9 @@ struct CrLayout {
     int odd_offset[2];                ///< start of the two O ping-pong buffers
     int odd_size = 0;                 ///< words per O array (both buffers)
     int solution_offset[2];           ///< start of the two X ping-pong buffers, inside the O region
-    int words = 0;                    ///< total words: 3 E arrays, then 3 O arrays (holding X later)
+    int first_odd_offset = 0;         ///< start of O_0 (3 arrays of first_odd_size words)
+    int first_odd_size = 0;
+    int words = 0;                    ///< total words: 3 E arrays, 3 O arrays (holding X later), O_0
 
     ADIMG_HD int size(int k) const { return n >> k; }             ///< n_k
     ADIMG_HD int evens(int k) const { return (size(k) + 1) / 2; }  ///< equations in E_k
@@ -48,6 +52,7 @@ struct CrLayout {
     ADIMG_HD int even_base(int array, int k) const { return array * even_size + even_offset[k]; }
     ADIMG_HD int odd_base(int array, int k) const { return 3 * even_size + array * odd_size + odd_offset[k & 1]; }
     ADIMG_HD int solution_base(int k) const { return 3 * even_size + solution_offset[k & 1]; }
+    ADIMG_HD int first_odd_base(int array) const { return first_odd_offset + array * first_odd_size; }
 };
 
 /// Computes the layout for n >= 1 equations of `word_bytes` each.
@@ -78,7 +83,11 @@ inline CrLayout make_cr_layout(int n, int word_bytes) {
     L.odd_size = (L.odd_size + period - 1) / period * period;
     L.solution_offset[1] = 0;
     L.solution_offset[0] = n >> 1;  // X_1 has n_1 words; X_1 and X_2 fit in 3 O arrays (3 n/8 each)
-    L.words = 3 * L.even_size + std::max(3 * L.odd_size, (n >> 1) + (n >> 2) + 1);
+    const int odd_region_end = 3 * L.even_size + std::max(3 * L.odd_size, (n >> 1) + (n >> 2) + 1);
+    // O_0 starts 64 bytes past a 128-byte boundary, as E_0 starts on one (see above).
+    L.first_odd_offset = (odd_region_end + period - 1) / period * period + half;
+    L.first_odd_size = ((n >> 1) + period - 1) / period * period;
+    L.words = L.first_odd_offset + 3 * L.first_odd_size;
     return L;
 }
 
@@ -132,13 +141,20 @@ ADIMG_HD void cyclic_reduction(const CrLayout& L, T* shared, Phase&& phase, Load
                              shared[base_of_array0 + 2 * stride + i]};
     };
     const int es = L.even_size, os = L.odd_size;
-    // Level 0: the even equations go to E_0.
-    phase(L.evens(0), [&](int i) { put(L.even_base(0, 0), es, i, load(2 * i)); });
+    // Level 0: thread t loads equation t (consecutive threads, consecutive addresses), evens to
+    // E_0 and odds to O_0.
+    phase(L.n, [&](int i) {
+        if (i % 2 == 0)
+            put(L.even_base(0, 0), es, i / 2, load(i));
+        else
+            put(L.first_odd_base(0), L.first_odd_size, i / 2, load(i));
+    });
     // Reductions: S_{k+1}[beta] from the odd equation 2 beta + 1 of S_k and its even neighbours.
     for (int k = 0; k < L.levels; ++k) {
         phase(L.size(k + 1), [&](int beta) {
             const CrEquation<T> lo = get(L.even_base(0, k), es, beta);
-            const CrEquation<T> mid = k == 0 ? load(2 * beta + 1) : get(L.odd_base(0, k), os, beta);
+            const CrEquation<T> mid =
+                k == 0 ? get(L.first_odd_base(0), L.first_odd_size, beta) : get(L.odd_base(0, k), os, beta);
             const bool has_hi = 2 * beta + 2 < L.size(k);
             const CrEquation<T> hi = has_hi ? get(L.even_base(0, k), es, beta + 1) : lo;
             const CrEquation<T> e = cr_reduce(lo, mid, has_hi ? &hi : nullptr);

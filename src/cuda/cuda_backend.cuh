@@ -9,7 +9,9 @@
 #include <adimg/nine_bands.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -93,16 +95,25 @@ public:
             ADIMG_CUDA_CHECK_LAUNCH("gauss_seidel_colour kernel");
         }
     }
+    /// x-lines run directly. y-lines run as x-lines of the transposed grid: b and x_in are
+    /// transposed (tiled, coalesced), swept, and the result transposed back; this costs three
+    /// transposes but keeps every load of the line kernel coalesced (bench/PERFORMANCE.md).
     template <class T>
     void line_relax(const matrix<T>& A, const vector<T>& b, const vector<T>& x_in, vector<T>& x_out, Direction direction,
                     T omega) {
-        const bool along_x = direction == Direction::x;
-        const int length = along_x ? A.mx : A.my, lines = along_x ? A.my : A.mx;
-        const CrLayout layout = line_layout<T>(length);
-        const std::size_t bytes = allow_shared(kernels::line_relax<T>, layout, sizeof(T));
-        kernels::line_relax<<<lines, line_threads(length), bytes, stream_>>>(A.view(), b.data(), x_in.data(), x_out.data(),
-                                                                           direction, omega, layout);
-        ADIMG_CUDA_CHECK_LAUNCH("line_relax kernel");
+        if (direction == Direction::x) {
+            launch_line_relax(A.view(), b.data(), x_in.data(), x_out.data(), omega);
+            return;
+        }
+        if (A.transposed.size() != A.values.size()) transpose_bands(A);
+        const std::size_t n = b.size();
+        T* bt = scratch<T>(0, n);
+        T* xt = scratch<T>(1, n);
+        T* yt = scratch<T>(2, n);
+        transpose(b.data(), bt, A.my, A.mx);
+        transpose(x_in.data(), xt, A.my, A.mx);
+        launch_line_relax(A.transposed_view(), bt, xt, yt, omega);
+        transpose(yt, x_out.data(), A.mx, A.my);
     }
 
     /// Solves `batch` tridiagonal systems of n unknowns stored one after another (the layout of
@@ -187,6 +198,37 @@ public:
     }
 
 private:
+    /// x-line sweep on the grid of `A`.
+    template <class T>
+    void launch_line_relax(BandsView<T> A, const T* b, const T* x_in, T* x_out, T omega) {
+        const CrLayout layout = line_layout<T>(A.mx);
+        const std::size_t bytes = allow_shared(kernels::line_relax<T>, layout, sizeof(T));
+        kernels::line_relax<<<A.my, line_threads(A.mx), bytes, stream_>>>(A, b, x_in, x_out, Direction::x, omega, layout);
+        ADIMG_CUDA_CHECK_LAUNCH("line_relax kernel");
+    }
+    /// out (cols x rows) = in (rows x cols) transposed.
+    template <class T>
+    void transpose(const T* in, T* out, int rows, int cols) {
+        kernels::transpose<<<dim3((cols + kernels::tile_x - 1) / kernels::tile_x, (rows + kernels::tile_x - 1) / kernels::tile_x),
+                             block2d(), 0, stream_>>>(in, out, rows, cols);
+        ADIMG_CUDA_CHECK_LAUNCH("transpose kernel");
+    }
+    /// Band (dx, dy) of the grid becomes band (dy, dx) of the transposed grid.
+    template <class T>
+    void transpose_bands(const matrix<T>& A) {
+        A.transposed = vector<T>(A.values.size());
+        const std::size_t n = static_cast<std::size_t>(A.mx) * A.my;
+        for (int k = 0; k < 9; ++k)
+            transpose(A.values.data() + k * n, A.transposed.data() + band_index(band_dy(k), band_dx(k)) * n, A.my, A.mx);
+    }
+    /// Scratch vectors for the transposed sweeps, kept at the largest size asked for.
+    template <class T>
+    T* scratch(int slot, std::size_t n) {
+        DeviceVector<T>& v = std::get<std::array<DeviceVector<T>, 3>>(scratch_)[slot];
+        if (v.size() < n) v = DeviceVector<T>(n);
+        return v.data();
+    }
+
     static dim3 block2d() { return dim3(kernels::tile_x, kernels::tile_y); }
     static dim3 tiles(int nx, int ny) {
         return dim3((nx + kernels::tile_x - 1) / kernels::tile_x, (ny + kernels::tile_y - 1) / kernels::tile_y);
@@ -211,6 +253,7 @@ private:
     DeviceVector<double> partial_;
     DeviceVector<double> result_;
     double* host_result_ = nullptr;  // pinned
+    std::tuple<std::array<DeviceVector<float>, 3>, std::array<DeviceVector<double>, 3>> scratch_;
 };
 
 }  // namespace adimg

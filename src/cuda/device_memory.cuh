@@ -64,13 +64,17 @@ private:
     std::size_t n_ = 0;
 };
 
-/// Nine bands in device memory (band-major, as on the host).
+/// Nine bands in device memory (band-major, as on the host). `transposed` holds the bands of
+/// the transposed grid (x and y swapped), made on the first y-line sweep: on it the y-lines are
+/// x-lines, whose loads coalesce.
 template <class T>
 struct DeviceBands {
     int mx = 0, my = 0;
     DeviceVector<T> values;
+    mutable DeviceVector<T> transposed;
 
     BandsView<T> view() const { return {values.data(), mx, my}; }
+    BandsView<T> transposed_view() const { return {transposed.data(), my, mx}; }
 };
 
 }  // namespace adimg

@@ -127,6 +127,20 @@ __global__ void __launch_bounds__(max_line_threads)
     cyclic_reduction<T>(layout, shared, phase, load, store);
 }
 
+/// out (cols x rows, row-major) = in (rows x cols, row-major) transposed, through a 32 x 33 tile
+/// (the extra column keeps the column reads of the tile free of bank conflicts).
+template <class T>
+__global__ void transpose(const T* __restrict__ in, T* __restrict__ out, int rows, int cols) {
+    __shared__ T tile[tile_x][tile_x + 1];
+    const int c = blockIdx.x * tile_x + threadIdx.x;
+    for (int r = blockIdx.y * tile_x + threadIdx.y, k = threadIdx.y; k < tile_x; r += tile_y, k += tile_y)
+        if (r < rows && c < cols) tile[k][threadIdx.x] = in[static_cast<std::size_t>(r) * cols + c];
+    __syncthreads();
+    const int r_out = blockIdx.y * tile_x + threadIdx.x;  // a column of `in` becomes a row of `out`
+    for (int c_out = blockIdx.x * tile_x + threadIdx.y, k = threadIdx.y; k < tile_x; c_out += tile_y, k += tile_y)
+        if (c_out < cols && r_out < rows) out[static_cast<std::size_t>(c_out) * rows + r_out] = tile[threadIdx.x][k];
+}
+
 // --- vector operations (grid-stride loops) -----------------------------------------------------
 
 #define ADIMG_GRID_STRIDE(p, n) \
