@@ -25,6 +25,9 @@ public:
     virtual SolveReport solve(const std::vector<double>& b, std::vector<double>& x, const StepCallback& on_step) = 0;
     virtual std::vector<LevelInfo> levels() const = 0;
     virtual std::string device_name() const = 0;
+    /// How many setups allocated storage; a setup with the grids of the previous one only
+    /// copies the new values.
+    virtual int allocations() const = 0;
 };
 
 /// True when a CUDA device can be used; otherwise `why` says why not (no CUDA in this build, no
@@ -50,7 +53,9 @@ public:
     Solver(Solver&&) noexcept;
     Solver& operator=(Solver&&) noexcept;
 
-    /// Builds the backend's copy of the hierarchy. May be called again with new values.
+    /// Builds the backend's copy of the hierarchy. Called again with a hierarchy of the same
+    /// grids (new values, same structure), it copies the values into the existing storage
+    /// without reallocating; allocation_count() tells which happened.
     void setup(const Hierarchy& hierarchy);
     /// Solves A x = b with x as the initial guess (resized and zeroed if its size is wrong).
     SolveReport solve(const std::vector<double>& b, std::vector<double>& x, const StepCallback& on_step = {});
@@ -63,6 +68,7 @@ public:
     double setup_seconds() const { return setup_seconds_; }
     int setup_count() const { return setups_; }
     int solve_count() const { return solves_; }
+    int allocation_count() const { return engine_->allocations(); }
 
 private:
     SolverOptions options_;

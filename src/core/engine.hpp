@@ -24,6 +24,10 @@ public:
     }
 
     void setup(const Hierarchy& hierarchy) override {
+        if (same_shape(hierarchy)) {
+            update_values(hierarchy);
+            return;
+        }
         mg_float_.reset();
         mg_double_.reset();
         A_double_.reset();
@@ -41,6 +45,7 @@ public:
             if (options_.fallback_to_double) fallback_hierarchy_ = hierarchy;
             break;
         }
+        ++allocations_;
         const std::size_t n = hierarchy.finest().A.rows();
         if (options_.precision == Precision::single)
             outer_float_.emplace(be_, n);
@@ -72,8 +77,23 @@ public:
     }
 
     std::string device_name() const override { return be_.name(); }
+    int allocations() const override { return allocations_; }
 
 private:
+    bool same_shape(const Hierarchy& h) const {
+        if (mg_float_) return mg_float_->same_shape(h);
+        if (mg_double_) return mg_double_->same_shape(h);
+        return false;
+    }
+
+    /// Same grids, new values: copied into the existing device storage.
+    void update_values(const Hierarchy& hierarchy) {
+        if (mg_float_) mg_float_->update_values(hierarchy);
+        if (mg_double_) mg_double_->update_values(hierarchy);
+        if (A_double_) be_.update_values(hierarchy.finest().A, *A_double_);
+        if (options_.precision == Precision::mixed && options_.fallback_to_double) fallback_hierarchy_ = hierarchy;
+    }
+
     /// b, x and d of the outer loop, in its precision.
     template <class T>
     struct OuterVectors {
@@ -118,6 +138,7 @@ private:
     std::optional<OuterVectors<double>> outer_double_;
     std::optional<OuterVectors<float>> outer_float_;
     Hierarchy fallback_hierarchy_;
+    int allocations_ = 0;  ///< setups that allocated device storage (the rest only updated values)
 };
 
 }  // namespace adimg

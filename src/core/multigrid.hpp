@@ -36,6 +36,24 @@ public:
         }
     }
 
+    /// New matrix values for the same grids (a hierarchy of the same shape), into the existing
+    /// storage: nothing is reallocated.
+    void update_values(const Hierarchy& hierarchy) {
+        for (std::size_t l = 0; l < levels_.size(); ++l) {
+            const HostLevel& host = hierarchy.levels[l];
+            be_.update_values(host.A, levels_[l].A);
+            be_.upload(host.split_x, levels_[l].split_x);
+            be_.upload(host.split_y, levels_[l].split_y);
+        }
+    }
+    /// True if `hierarchy` has the grids of this one, so update_values() applies.
+    bool same_shape(const Hierarchy& hierarchy) const {
+        if (hierarchy.levels.size() != levels_.size()) return false;
+        for (std::size_t l = 0; l < levels_.size(); ++l)
+            if (hierarchy.levels[l].A.mx != levels_[l].mx || hierarchy.levels[l].A.my != levels_[l].my) return false;
+        return true;
+    }
+
     Vector& rhs() { return levels_.back().b; }
     Vector& solution() { return levels_.back().x; }
     const Matrix& finest_matrix() const { return levels_.back().A; }

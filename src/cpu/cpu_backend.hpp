@@ -28,6 +28,11 @@ public:
     vector<T> make_vector(std::size_t n) { return vector<T>(n, T(0)); }
     template <class T>
     matrix<T> make_matrix(const NineBands<double>& A) { return convert_bands<T>(A); }
+    /// New values for a matrix of the same grid, into its existing storage.
+    template <class T>
+    void update_values(const NineBands<double>& host, matrix<T>& A) {
+        std::copy(host.values.begin(), host.values.end(), A.values.begin());
+    }
     template <class T>
     void upload(const std::vector<double>& host, vector<T>& v) { v.assign(host.begin(), host.end()); }
     template <class T>

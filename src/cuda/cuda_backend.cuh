@@ -50,10 +50,18 @@ public:
     vector<T> make_vector(std::size_t n) { return vector<T>(n); }
     template <class T>
     matrix<T> make_matrix(const NineBands<double>& A) {
-        matrix<T> M{A.mx, A.my, vector<T>(A.values.size())};
-        const std::vector<T> converted(A.values.begin(), A.values.end());
-        ADIMG_CUDA_CHECK(cudaMemcpy(M.values.data(), converted.data(), converted.size() * sizeof(T), cudaMemcpyHostToDevice));
+        matrix<T> M{A.mx, A.my, vector<T>(A.values.size()), {}};
+        update_values(A, M);
         return M;
+    }
+    /// New values for a matrix of the same grid, into its existing device storage.
+    template <class T>
+    void update_values(const NineBands<double>& A, matrix<T>& M) {
+        const std::vector<T> converted(A.values.begin(), A.values.end());
+        ADIMG_CUDA_CHECK(cudaMemcpyAsync(M.values.data(), converted.data(), converted.size() * sizeof(T),
+                                         cudaMemcpyHostToDevice, stream_));
+        if (M.transposed.size() == M.values.size()) transpose_bands(M);
+        ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream_));
     }
     template <class T>
     void upload(const std::vector<double>& host, vector<T>& v) {
@@ -216,7 +224,7 @@ private:
     /// Band (dx, dy) of the grid becomes band (dy, dx) of the transposed grid.
     template <class T>
     void transpose_bands(const matrix<T>& A) {
-        A.transposed = vector<T>(A.values.size());
+        if (A.transposed.size() != A.values.size()) A.transposed = vector<T>(A.values.size());
         const std::size_t n = static_cast<std::size_t>(A.mx) * A.my;
         for (int k = 0; k < 9; ++k)
             transpose(A.values.data() + k * n, A.transposed.data() + band_index(band_dy(k), band_dx(k)) * n, A.my, A.mx);
