@@ -22,7 +22,9 @@ class SolverEngine {
 public:
     virtual ~SolverEngine() = default;
     virtual void setup(const Hierarchy& hierarchy) = 0;
-    virtual SolveReport solve(const std::vector<double>& b, std::vector<double>& x, const StepCallback& on_step) = 0;
+    /// With `zero_guess` the initial x is zero and is set on the device instead of uploaded.
+    virtual SolveReport solve(const std::vector<double>& b, std::vector<double>& x, bool zero_guess,
+                              const StepCallback& on_step) = 0;
     virtual std::vector<LevelInfo> levels() const = 0;
     virtual std::string device_name() const = 0;
     /// How many setups allocated storage; a setup with the grids of the previous one only
@@ -57,7 +59,8 @@ public:
     /// grids (new values, same structure), it copies the values into the existing storage
     /// without reallocating; allocation_count() tells which happened.
     void setup(const Hierarchy& hierarchy);
-    /// Solves A x = b with x as the initial guess (resized and zeroed if its size is wrong).
+    /// Solves A x = b with x as the initial guess. If x is empty (or of another size) the guess
+    /// is zero, and only b travels to the device.
     SolveReport solve(const std::vector<double>& b, std::vector<double>& x, const StepCallback& on_step = {});
 
     const SolverOptions& options() const { return options_; }

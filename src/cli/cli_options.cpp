@@ -4,11 +4,30 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <iostream>
+#include <limits>
 #include <sstream>
 
 namespace adimg::cli {
+
+namespace {
+/// The shortest text that reads back as v: 0.7, not 0.69999999999999996 (for --help).
+std::string shortest(double v) {
+    char buffer[32];
+    for (int digits = 1; digits <= 17; ++digits) {
+        std::snprintf(buffer, sizeof buffer, "%.*g", digits, v);
+        if (std::strtod(buffer, nullptr) == v) break;
+    }
+    return buffer;
+}
+}  // namespace
 
 void add_problem_options(po::options_description& desc, ProblemOptions& problem, int default_level) {
     problem.level = default_level;
@@ -26,17 +45,55 @@ CaseSpec resolve_case(const ProblemOptions& problem) {
     return builtin_case(problem.case_name);
 }
 
+namespace {
+
+std::string gib(double bytes) {
+    std::ostringstream text;
+    text.precision(3);
+    text << bytes / double(1 << 30) << " GiB";
+    return text.str();
+}
+
+/// A memory limit in bytes from a cgroup file ("max" or a number), or 0 if there is none.
+double cgroup_limit(const char* path) {
+    std::ifstream in(path);
+    std::string text;
+    if (!(in >> text) || text == "max") return 0.0;
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    return end != text.c_str() && v > 0.0 ? v : 0.0;
+}
+
+}  // namespace
+
 void check_level(int level, std::size_t bytes_per_node, const char* what) {
-    if (level < 1 || level > 15)
-        throw input_error("--level " + std::to_string(level) + " is outside 1..15");
-    const double nodes = std::pow(std::ldexp(1.0, level) + 1.0, 2.0);
+    const double nodes = std::pow(std::ldexp(1.0, std::clamp(level, 0, 62)) + 1.0, 2.0);
     const double needed = nodes * static_cast<double>(bytes_per_node);
-    const double available = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
-    if (needed > 0.9 * available) {
+    if (level < 1)
+        throw input_error("--level " + std::to_string(level) +
+                          " is outside 1..15: level 1 (a 3x3 grid) is the coarsest a multigrid solve can use");
+    if (level > 15) {
         std::ostringstream msg;
         msg.precision(3);
-        msg << "--level " << level << ": " << what << " needs about " << needed / (1 << 30) << " GiB of host memory, "
-            << "but this machine has " << available / (1 << 30) << " GiB; use a lower level";
+        msg << "--level " << level << " is outside 1..15: its (2^" << level << "+1)^2 = " << nodes
+            << " nodes exceed the 32-bit node indices (and " << what << " would need about " << gib(needed)
+            << " of host memory)";
+        throw input_error(msg.str());
+    }
+    // Physical memory, or less where a cgroup (a container) limits this process.
+    double available = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+    const char* where = "this machine has";
+    for (const char* path : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+        const double limit = cgroup_limit(path);
+        if (limit > 0.0 && limit < available) {
+            available = limit;
+            where = "this container may use";
+        }
+    }
+    if (needed > 0.9 * available) {
+        std::ostringstream msg;
+        msg << "--level " << level << ": " << what << " needs about " << gib(needed) << " of host memory, but " << where
+            << " " << gib(available) << "; use a lower level";
         throw input_error(msg.str());
     }
 }
@@ -47,16 +104,19 @@ void add_solver_options(po::options_description& desc, SolverOptionStrings& s) {
         ("backend", po::value(&s.backend)->default_value(s.backend), "auto, cpu or cuda")
         ("precision", po::value(&s.precision)->default_value(s.precision), "double, single or mixed")
         ("smoother", po::value(&s.smoother)->default_value(s.smoother), "jacobi, gauss-seidel or adi")
-        ("omega", po::value(&o.omega)->default_value(o.omega), "Jacobi damping in (0, 1]")
-        ("line-omega", po::value(&o.line_omega)->default_value(o.line_omega), "ADI line-sweep damping in (0, 1]")
+        ("omega", po::value(&o.omega)->default_value(o.omega, shortest(o.omega)), "Jacobi damping in (0, 1]")
+        ("line-omega", po::value(&o.line_omega)->default_value(o.line_omega, shortest(o.line_omega)),
+         "ADI line-sweep damping in (0, 1]")
         ("pre-smooth", po::value(&o.pre_smooth)->default_value(o.pre_smooth), "pre-smoothing steps (ADI counts two)")
         ("post-smooth", po::value(&o.post_smooth)->default_value(o.post_smooth), "post-smoothing steps (ADI counts two)")
         ("inner", po::value(&s.inner)->default_value(s.inner), "mixed precision inner stop: cycles:N or digits:N")
         ("inner-max-cycles", po::value(&o.inner_max_cycles)->default_value(o.inner_max_cycles), "cap on inner cycles in digits mode")
         ("coarse-level", po::value(&o.coarse_level)->default_value(o.coarse_level), "level of the coarsest grid")
         ("coarse-preconditioner", po::value(&s.coarse_preconditioner)->default_value(s.coarse_preconditioner), "jacobi or adi")
-        ("coarse-digits", po::value(&o.coarse_digits)->default_value(o.coarse_digits), "digits the coarse PCG gains")
-        ("digits", po::value(&o.digits)->default_value(o.digits), "stop when the defect has dropped by this many digits")
+        ("coarse-digits", po::value(&o.coarse_digits)->default_value(o.coarse_digits, shortest(o.coarse_digits)),
+         "digits the coarse PCG gains")
+        ("digits", po::value(&o.digits)->default_value(o.digits, shortest(o.digits)),
+         "stop when the defect has dropped by this many digits")
         ("max-iterations", po::value(&o.max_iterations)->default_value(o.max_iterations), "outer iterations before giving up")
         ("stall-steps", po::value(&o.stall_steps)->default_value(o.stall_steps), "outer steps without progress that mean stagnation")
         ("no-fallback", po::bool_switch()->notifier([&o](bool off) { o.fallback_to_double = !off; }),
@@ -74,6 +134,73 @@ SolverOptions resolve_solver_options(const SolverOptionStrings& s) {
     return o;
 }
 
+namespace {
+
+/// What an option's value must be, from its registered type ("" for text).
+std::string expected_type(const po::option_description* option) {
+    if (!option) return "";
+    const po::value_semantic* semantic = option->semantic().get();
+    if (dynamic_cast<const po::typed_value<int>*>(semantic)) return "an integer";
+    if (dynamic_cast<const po::typed_value<double>*>(semantic)) return "a number";
+    if (dynamic_cast<const po::typed_value<bool>*>(semantic)) return "no value";
+    return "";
+}
+
+/// Rejects a value that does not convert to the option's type, naming the option and the type.
+void check_value(const std::string& name, const std::string& value, const po::option_description* option) {
+    const std::string type = expected_type(option);
+    const std::string said = "--" + name + " '" + value + "': expected " + type;
+    const char* begin = value.c_str();
+    char* end = nullptr;
+    errno = 0;
+    if (type == "an integer") {
+        const long long v = std::strtoll(begin, &end, 10);
+        if (end == begin || end != begin + value.size() || std::isspace(static_cast<unsigned char>(value[0])))
+            throw input_error(said + ", e.g. --" + name + " 3");
+        if (errno == ERANGE || v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max())
+            throw input_error(said + " of at most 10 digits");
+    } else if (type == "a number") {
+        const double v = std::strtod(begin, &end);
+        if (end == begin || end != begin + value.size() || std::isspace(static_cast<unsigned char>(value[0])) ||
+            value.find_first_of("xX") != std::string::npos)
+            throw input_error(said + ", e.g. --" + name + " 0.5");
+        if (!std::isfinite(v) || (errno == ERANGE && std::abs(v) > 1.0)) throw input_error(said + " that is finite");
+    }
+}
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diagonal = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t up = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diagonal = up;
+        }
+    }
+    return row[b.size()];
+}
+
+/// "; did you mean --level?" for a misspelt option, or "".
+std::string suggestion(const std::string& token, const po::options_description& all) {
+    std::string name = token.substr(0, token.find('='));
+    name.erase(0, name.find_first_not_of('-'));
+    std::string best;
+    std::size_t best_distance = std::max<std::size_t>(2, name.size() / 3) + 1;
+    for (const auto& option : all.options()) {
+        const std::size_t d = edit_distance(name, option->long_name());
+        if (d < best_distance) {
+            best_distance = d;
+            best = option->long_name();
+        }
+    }
+    return best.empty() ? "" : "; did you mean --" + best + "?";
+}
+
+}  // namespace
+
 bool parse_command_line(const std::vector<std::string>& args, const po::options_description& desc,
                         const std::string& usage) {
     po::options_description all;
@@ -81,12 +208,43 @@ bool parse_command_line(const std::vector<std::string>& args, const po::options_
     all.add(desc);
     po::variables_map vm;
     try {
-        po::store(po::command_line_parser(args).options(all).run(), vm);
+        const po::parsed_options parsed = po::command_line_parser(args).options(all).run();
+        for (const po::basic_option<char>& option : parsed.options) {
+            if (option.string_key.empty() || option.position_key >= 0) {
+                const std::string token = option.original_tokens.empty() ? "" : option.original_tokens.front();
+                throw input_error("unexpected argument '" + token + "': options are written --name value (see --help)");
+            }
+            const po::option_description* known = all.find_nothrow(option.string_key, false);
+            for (const std::string& value : option.value) check_value(option.string_key, value, known);
+        }
+        po::store(parsed, vm);
         if (vm.count("help")) {
             std::cout << usage << "\n\n" << all << "\n";
             return false;
         }
         po::notify(vm);
+    } catch (const po::unknown_option& e) {
+        throw input_error("unknown option '" + e.get_option_name() + "'" + suggestion(e.get_option_name(), all) +
+                          " (see --help for the options)");
+    } catch (const po::invalid_command_line_syntax& e) {
+        const std::string name = e.get_option_name();
+        if (e.kind() == po::invalid_syntax::missing_parameter) {
+            std::string key = name;
+            key.erase(0, key.find_first_not_of('-'));
+            const std::string type = expected_type(all.find_nothrow(key, false));
+            throw input_error(name + " needs a value" + (type.empty() ? "" : " (" + type + ")") + " (see --help)");
+        }
+        throw input_error(std::string(e.what()) + " (see --help)");
+    } catch (const po::multiple_occurrences& e) {
+        throw input_error(e.get_option_name() + " is given more than once; give it once");
+    } catch (const po::validation_error& e) {
+        if (e.kind() == po::validation_error::invalid_option_value) {
+            std::string key = e.get_option_name();
+            key.erase(0, key.find_first_not_of('-'));
+            const std::string type = expected_type(all.find_nothrow(key, false));
+            if (!type.empty()) throw input_error(e.get_option_name() + ": the value is not " + type + " (see --help)");
+        }
+        throw input_error(std::string(e.what()) + " (see --help)");
     } catch (const po::error& e) {
         throw input_error(std::string(e.what()) + " (see --help)");
     }

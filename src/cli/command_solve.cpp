@@ -6,10 +6,14 @@
 #include <adimg/assembly.hpp>
 #include <adimg/eigen_interop.hpp>
 #include <adimg/error.hpp>
+#include <adimg/grid_matrix.hpp>
+#include <adimg/matrix_market.hpp>
 #include <adimg/solver.hpp>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 namespace adimg::cli {
 namespace {
@@ -20,12 +24,15 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 struct Outcome {
     double setup_seconds = 0.0, solve_seconds = 0.0, error = 0.0;
+    bool matrix = false;           ///< --matrix: no exact solution, the relative defect instead
+    double relative_defect = 0.0;  ///< ||b - A x|| / ||b|| of the matrix as given
 };
 
-void write_json(const std::string& path, const CaseSpec& spec, int level, const std::string& method,
+/// `problem` is the case name, or the matrix file for --matrix.
+void write_json(const std::string& path, const std::string& problem, int level, const std::string& method,
                 const SolverOptions* options, const Solver* solver, const SolveReport* report, const Outcome& outcome) {
     JsonWriter json;
-    json.begin_object().value("case", spec.name).value("level", level).value("method", method);
+    json.begin_object().value(outcome.matrix ? "matrix" : "case", problem).value("level", level).value("method", method);
     if (options) {
         json.begin_object("configuration")
             .value("backend", solver->device_name())
@@ -63,11 +70,132 @@ void write_json(const std::string& path, const CaseSpec& spec, int level, const 
         }
         json.end_array();
     }
-    json.value("setup_seconds", outcome.setup_seconds)
-        .value("solve_seconds", outcome.solve_seconds)
-        .value("relative_l2_error", outcome.error)
-        .end_object();
+    json.value("setup_seconds", outcome.setup_seconds).value("solve_seconds", outcome.solve_seconds);
+    if (outcome.matrix)
+        json.value("relative_defect", outcome.relative_defect);
+    else
+        json.value("relative_l2_error", outcome.error);
+    json.end_object();
     json.save(path);
+}
+
+/// The options of the --matrix path.
+struct MatrixOptions {
+    std::string matrix, grid, rhs, x_widths, y_widths;
+};
+
+/// "257x129" -> (257, 129). Throws input_error.
+std::pair<int, int> parse_grid(const std::string& text) {
+    const auto x = text.find_first_of("xX");
+    auto number = [&](const std::string& part) {
+        char* end = nullptr;
+        const long v = std::strtol(part.c_str(), &end, 10);
+        if (part.empty() || *end != '\0' || v < 1 || v > (1L << 30))
+            throw input_error("--grid '" + text + "' is not allowed; use MXxMY with the nodes per direction, e.g. 257x257");
+        return static_cast<int>(v);
+    };
+    if (x == std::string::npos)
+        throw input_error("--grid '" + text + "' is not allowed; use MXxMY with the nodes per direction, e.g. 257x257");
+    return {number(text.substr(0, x)), number(text.substr(x + 1))};
+}
+
+/// The grid of --grid, with the widths of --x-widths and --y-widths if given.
+Grid read_grid(const MatrixOptions& m) {
+    const auto [mx, my] = parse_grid(m.grid);
+    if (m.x_widths.empty() != m.y_widths.empty()) throw input_error("give both --x-widths and --y-widths, or neither");
+    if (m.x_widths.empty()) return Grid(mx, my);
+    std::vector<double> hx = read_matrix_market_vector(m.x_widths), hy = read_matrix_market_vector(m.y_widths);
+    if (static_cast<long long>(hx.size()) != mx - 1 || static_cast<long long>(hy.size()) != my - 1)
+        throw input_error("--x-widths and --y-widths hold " + std::to_string(hx.size()) + " and " + std::to_string(hy.size()) +
+                          " element widths, but the " + m.grid + " grid has " + std::to_string(mx - 1) + " and " +
+                          std::to_string(my - 1) + " elements");
+    return Grid::from_widths(std::move(hx), std::move(hy));
+}
+
+double norm2(const std::vector<double>& v) {
+    double sum = 0.0;
+    for (double x : v) sum += x * x;
+    return std::sqrt(sum);
+}
+
+/// adimg solve --matrix A.mtx --grid MXxMY --rhs b.mtx [--out x.mtx]: a user's system, with
+/// the coarse levels as Galerkin products (adimg::GridSolver).
+int solve_matrix(const MatrixOptions& m, const std::string& method, SolverOptions options, bool quiet,
+                 const std::string& out_path, const std::string& json_path) {
+    if (m.grid.empty())
+        throw input_error("--matrix needs --grid MXxMY, the grid of the matrix (row p = j*MX + i for node (i, j))");
+    if (m.rhs.empty()) throw input_error("--matrix needs --rhs FILE, the right-hand side (Matrix Market)");
+    Outcome outcome;
+    outcome.matrix = true;
+    auto start = std::chrono::steady_clock::now();
+    Grid grid = read_grid(m);
+    const GridMatrix A = GridMatrix::from_eigen(std::move(grid), read_matrix_market_matrix(m.matrix));
+    const std::vector<double> b = read_matrix_market_vector(m.rhs);
+    if (b.size() != A.grid().nodes())
+        throw input_error(m.rhs + ": the right-hand side has " + std::to_string(b.size()) + " entries, but the matrix has " +
+                          std::to_string(A.grid().nodes()) + " rows");
+    const double read_seconds = seconds_since(start);
+    std::printf("matrix %s: %dx%d grid, %zu rows, %s prolongation%s\n", m.matrix.c_str(), A.grid().mx(), A.grid().my(),
+                A.grid().nodes(), A.grid().has_positions() ? "Q1 (from the element widths)" : "bilinear (t = 1/2)",
+                A.scaled_rows().empty() ? "" : (", " + std::to_string(A.scaled_rows().size()) + " edge rows scaled to identity").c_str());
+    std::vector<double> x;
+    const double b_norm = norm2(b);
+    auto finish = [&](int status) {
+        outcome.relative_defect = A.defect_norm(b, x) / (b_norm > 0.0 ? b_norm : 1.0);
+        std::printf("relative defect ||b - A x|| / ||b|| %.3e\n", outcome.relative_defect);
+        if (!out_path.empty()) {
+            write_matrix_market(out_path, x);
+            std::printf("wrote the solution to %s\n", out_path.c_str());
+        }
+        return status;
+    };
+
+    if (method == "direct") {
+        if (options.precision == Precision::mixed) options.precision = Precision::double_;
+        const bool single = options.precision == Precision::single;
+        std::printf("direct solve (Eigen SimplicialLDLT) in %s, %zu unknowns\n", single ? "float" : "double", A.grid().nodes());
+        start = std::chrono::steady_clock::now();
+        x = direct_solve(A.bands(), A.solver_rhs(b), single);
+        outcome.setup_seconds = read_seconds;
+        outcome.solve_seconds = seconds_since(start);
+        std::printf("reading %.3f s, solve %.3f s\n", read_seconds, outcome.solve_seconds);
+        const int status = finish(0);
+        if (!json_path.empty()) write_json(json_path, m.matrix, A.grid().finest_level(), method, nullptr, nullptr, nullptr, outcome);
+        return status;
+    }
+
+    GridSolver solver(options);
+    if (!solver.notice().empty()) std::printf("%s\n", solver.notice().c_str());
+    std::printf("backend %s\n%s\n", solver.solver().device_name().c_str(), describe(options).c_str());
+    solver.setup(A);
+    outcome.setup_seconds = read_seconds + solver.setup_seconds();
+    if (!quiet) {
+        std::printf("levels (Galerkin coarse matrices):\n");
+        print_levels(stdout, solver.solver().levels());
+        std::printf("convergence:\n");
+    }
+    int outer = 0;
+    bool header = false;
+    const SolveReport report = solver.solve(b, x, [&](const OuterStep& step) {
+        if (quiet) return;
+        if (!header) {
+            print_history_header(stdout, step.defect / step.rate);
+            header = true;
+        }
+        print_history_row(stdout, ++outer, step);
+    });
+    outcome.solve_seconds = report.solve_seconds;
+    std::printf("status %s%s%s\n", to_string(report.status).c_str(), report.message.empty() ? "" : ": ",
+                report.message.c_str());
+    std::printf("iterations %s (outer:inner), %.2f digits, %.3e per cycle\n", report.iterations().c_str(),
+                report.digits_gained(), report.rate_per_cycle());
+    std::printf("setup %.4f s (reading %.4f s, Galerkin hierarchy %.4f s, backend %.4f s), solve %.4f s\n",
+                outcome.setup_seconds, read_seconds, solver.hierarchy_seconds(), solver.solver().setup_seconds(),
+                outcome.solve_seconds);
+    const int status = finish(report.ok() ? 0 : 1);
+    if (!json_path.empty())
+        write_json(json_path, m.matrix, solver.finest_level(), method, &options, &solver.solver(), &report, outcome);
+    return status;
 }
 
 }  // namespace
@@ -75,21 +203,37 @@ void write_json(const std::string& path, const CaseSpec& spec, int level, const 
 int run_solve(const std::vector<std::string>& args) {
     ProblemOptions problem;
     SolverOptionStrings solver_strings;
-    std::string method = "multigrid", json_path;
+    MatrixOptions matrix;
+    std::string method = "multigrid", json_path, out_path;
     bool quiet = false;
     po::options_description desc("solve options");
     add_problem_options(desc, problem, 8);
     desc.add_options()
+        ("matrix", po::value(&matrix.matrix), "your own matrix (Matrix Market), instead of --case; needs --grid and --rhs")
+        ("grid", po::value(&matrix.grid), "with --matrix: the grid MXxMY, row p = j*MX + i (sizes c*2^k+1)")
+        ("rhs", po::value(&matrix.rhs), "with --matrix: the right-hand side (Matrix Market vector)")
+        ("x-widths", po::value(&matrix.x_widths), "with --matrix: element widths in x (Matrix Market vector, MX-1 "
+                                                  "values) for the exact Q1 prolongation; default bilinear")
+        ("y-widths", po::value(&matrix.y_widths), "with --matrix: element widths in y (MY-1 values)")
+        ("out", po::value(&out_path), "write the solution to this Matrix Market file")
         ("solver", po::value(&method)->default_value(method), "multigrid, or direct (Eigen sparse Cholesky)")
         ("json", po::value(&json_path), "also write the results to this JSON file")
         ("quiet,q", po::bool_switch(&quiet), "print only the summary");
     add_solver_options(desc, solver_strings);
     if (!parse_command_line(args, desc,
                             "usage: adimg solve --case A2 --level 9 [--smoother adi --precision mixed --inner digits:2 "
-                            "--backend cpu]\n       adimg solve --case U1 --level 8 --solver direct [--precision single]"))
+                            "--backend cpu]\n       adimg solve --case U1 --level 8 --solver direct [--precision single]"
+                            "\n       adimg solve --matrix A.mtx --grid 257x257 --rhs b.mtx --out x.mtx"))
         return 0;
     if (method != "multigrid" && method != "direct")
         throw input_error("--solver '" + method + "' is not allowed; use multigrid or direct");
+    if (!matrix.matrix.empty()) {
+        if (!problem.case_name.empty() || !problem.case_file.empty())
+            throw input_error("give either --matrix or --case/--case-file, not both");
+        return solve_matrix(matrix, method, resolve_solver_options(solver_strings), quiet, out_path, json_path);
+    }
+    for (const std::string* other : {&matrix.grid, &matrix.rhs, &matrix.x_widths, &matrix.y_widths})
+        if (!other->empty()) throw input_error("--grid, --rhs, --x-widths and --y-widths go with --matrix");
     const CaseSpec spec = resolve_case(problem);
     SolverOptions options = resolve_solver_options(solver_strings);
     // Host bytes per finest node: double bands, rhs, solution and the coarser levels' share.
@@ -115,7 +259,8 @@ int run_solve(const std::vector<std::string>& args) {
         outcome.error = relative_l2_error(mesh, exact, x);
         std::printf("assembly %.3f s, solve %.3f s\nrelative L2 error %.7e\n", outcome.setup_seconds, outcome.solve_seconds,
                     outcome.error);
-        if (!json_path.empty()) write_json(json_path, spec, problem.level, method, nullptr, nullptr, nullptr, outcome);
+        if (!out_path.empty()) write_matrix_market(out_path, x);
+        if (!json_path.empty()) write_json(json_path, spec.name, problem.level, method, nullptr, nullptr, nullptr, outcome);
         return 0;
     }
 
@@ -151,7 +296,8 @@ int run_solve(const std::vector<std::string>& args) {
     std::printf("setup %.4f s (assembly %.4f s, backend %.4f s), solve %.4f s\n", outcome.setup_seconds, assembly_seconds,
                 solver.setup_seconds(), outcome.solve_seconds);
     std::printf("relative L2 error %.7e\n", outcome.error);
-    if (!json_path.empty()) write_json(json_path, spec, problem.level, method, &options, &solver, &report, outcome);
+    if (!out_path.empty()) write_matrix_market(out_path, x);
+    if (!json_path.empty()) write_json(json_path, spec.name, problem.level, method, &options, &solver, &report, outcome);
     return report.ok() ? 0 : 1;
 }
 

@@ -53,17 +53,18 @@ public:
             outer_double_.emplace(be_, n);
     }
 
-    SolveReport solve(const std::vector<double>& b, std::vector<double>& x, const StepCallback& on_step) override {
+    SolveReport solve(const std::vector<double>& b, std::vector<double>& x, bool zero_guess,
+                      const StepCallback& on_step) override {
         SolveReport report;
         switch (options_.precision) {
         case Precision::double_:
-            run(*outer_double_, mg_double_->finest_matrix(), *mg_double_, b, x, on_step, report, false);
+            run(*outer_double_, mg_double_->finest_matrix(), *mg_double_, b, x, zero_guess, on_step, report, false);
             break;
         case Precision::single:
-            run(*outer_float_, mg_float_->finest_matrix(), *mg_float_, b, x, on_step, report, false);
+            run(*outer_float_, mg_float_->finest_matrix(), *mg_float_, b, x, zero_guess, on_step, report, false);
             break;
         case Precision::mixed:
-            run(*outer_double_, *A_double_, *mg_float_, b, x, on_step, report, options_.fallback_to_double);
+            run(*outer_double_, *A_double_, *mg_float_, b, x, zero_guess, on_step, report, options_.fallback_to_double);
             break;
         }
         return report;
@@ -105,10 +106,13 @@ private:
 
     template <class Outer, class Inner>
     void run(OuterVectors<Outer>& v, const typename Backend::template matrix<Outer>& A, Multigrid<Backend, Inner>& mg,
-             const std::vector<double>& b, std::vector<double>& x, const StepCallback& on_step, SolveReport& report,
-             bool may_fall_back) {
+             const std::vector<double>& b, std::vector<double>& x, bool zero_guess, const StepCallback& on_step,
+             SolveReport& report, bool may_fall_back) {
         be_.upload(b, v.b);
-        be_.upload(x, v.x);
+        if (zero_guess)
+            be_.fill(v.x, Outer(0));
+        else
+            be_.upload(x, v.x);
         InnerMultigrid<Backend, Outer, Inner> inner(be_, mg, options_);
         auto inner_step = [&](auto&&... args) { return inner.correct(args...); };
         struct DoubleInner {

@@ -1,11 +1,35 @@
 #include <adimg/error.hpp>
 #include <adimg/matrix_market.hpp>
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <climits>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <system_error>
+#include <tuple>
+#include <vector>
+
+// What the readers accept (a malformed file is an input_error naming file:line):
+//   - the banner "%%MatrixMarket matrix coordinate|array real|integer|double general|symmetric";
+//     comment lines (starting with '%') and blank lines may appear anywhere after it;
+//   - a matrix: coordinate format, square, 1 .. 2^31-1 rows, at least one entry per row (a
+//     system matrix has its diagonal) and at most nine (five stored in a symmetric file);
+//   - a vector: one column, array format or coordinate;
+//   - every size, index and value is one token; a line holds nothing else; no data may follow
+//     the announced entries; values must be finite (integers in an integer file);
+//   - duplicate entries are rejected, not summed: Matrix Market stores each entry once, and a
+//     duplicate usually means concatenated or mis-merged files. In a symmetric file an entry
+//     (i, j) and its mirror (j, i) are duplicates too (store the lower triangle only).
+// Memory is bounded by what the file holds: nothing is reserved from the size line alone, except
+// the dense vector of a coordinate-format vector, which must fit in half the host memory.
 
 namespace adimg {
 namespace {
@@ -17,56 +41,189 @@ std::ofstream open_for_writing(const std::filesystem::path& path) {
     return out;
 }
 
+/// A token for messages: printable ASCII as is, other bytes escaped, long tokens cut short.
+std::string shown(const std::string& s) {
+    std::string out;
+    for (unsigned char c : s) {
+        if (out.size() > 40) return out + "...";
+        if (c >= 0x20 && c < 0x7f) {
+            out += static_cast<char>(c);
+        } else {
+            char hex[8];
+            std::snprintf(hex, sizeof hex, "\\x%02x", c);
+            out += hex;
+        }
+    }
+    return out;
+}
+
+/// Bytes a reader may allocate beyond what the file holds: half the host memory (a fuzzing build
+/// caps it at 256 MiB, below libFuzzer's malloc limit).
+double allocation_budget() {
+    const double physical = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+    double budget = physical > 0.0 ? 0.5 * physical : 4.0 * (1 << 30);
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+    budget = std::min(budget, 256.0 * (1 << 20));
+#endif
+    return budget;
+}
+
+std::string gib(double bytes) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.3g GiB", bytes / (1 << 30));
+    return buffer;
+}
+
+class Reader {
+public:
+    Reader(const std::filesystem::path& path, const char* what) : name_(path.string()) {
+        std::error_code ec;
+        const auto status = std::filesystem::status(path, ec);
+        if (!std::filesystem::exists(status))
+            throw input_error("cannot read " + std::string(what) + " file '" + name_ + "': it does not exist; check the path");
+        if (std::filesystem::is_directory(status))
+            throw input_error("cannot read " + std::string(what) + " file '" + name_ + "': it is a directory");
+        errno = 0;
+        in_.open(path, std::ios::binary);
+        if (!in_) {
+            const std::string why = errno ? std::generic_category().message(errno) : "it cannot be opened";
+            throw input_error("cannot read " + std::string(what) + " file '" + name_ + "': " + why +
+                              "; check the permissions");
+        }
+    }
+
+    const std::string& name() const { return name_; }
+    long long line() const { return line_; }
+    std::string at() const { return name_ + ":" + std::to_string(line_); }
+    [[noreturn]] void fail(const std::string& what) const { throw input_error(at() + ": " + what); }
+
+    /// The banner line.
+    std::string first_line() {
+        std::string text;
+        if (!std::getline(in_, text)) throw input_error(name_ + ":1: the file is empty; expected a Matrix Market banner");
+        line_ = 1;
+        return text;
+    }
+
+    /// The whitespace-separated tokens of the next line that is neither a comment nor blank;
+    /// false at the end of the file.
+    bool next_data_line(std::vector<std::string>& tokens) {
+        while (std::getline(in_, text_)) {
+            ++line_;
+            const auto first = text_.find_first_not_of(" \t\r\v\f");
+            if (first == std::string::npos || text_[first] == '%') continue;
+            tokens.clear();
+            std::size_t p = first;
+            while (p < text_.size()) {
+                const auto end = text_.find_first_of(" \t\r\v\f", p);
+                tokens.push_back(text_.substr(p, end == std::string::npos ? std::string::npos : end - p));
+                if (end == std::string::npos) break;
+                p = text_.find_first_not_of(" \t\r\v\f", end);
+                if (p == std::string::npos) break;
+            }
+            return true;
+        }
+        if (in_.bad()) throw input_error(name_ + ": reading failed after line " + std::to_string(line_));
+        return false;
+    }
+
+    /// After the last announced entry: only comments and blank lines may follow.
+    void expect_end(long long announced, const char* what) {
+        std::vector<std::string> tokens;
+        if (next_data_line(tokens))
+            fail("more data after the " + std::to_string(announced) + " " + what +
+                 " that the size line announces; fix the count or remove the extra lines");
+    }
+
+private:
+    std::string name_;
+    std::ifstream in_;
+    std::string text_;
+    long long line_ = 0;
+};
+
 struct Header {
     bool coordinate = false;
     bool symmetric = false;
+    bool integer = false;
 };
 
-/// Reads the banner and skips comments; `line` counts lines for messages.
-Header read_header(std::istream& in, const std::string& name, int& line) {
-    std::string banner;
-    if (!std::getline(in, banner)) throw input_error(name + ": the file is empty");
-    line = 1;
-    std::istringstream words(banner);
+Header read_header(Reader& in) {
+    std::istringstream words(in.first_line());
     std::string tag, object, format, field, symmetry;
     words >> tag >> object >> format >> field >> symmetry;
     for (auto* s : {&object, &format, &field, &symmetry})
         for (char& c : *s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     if (tag != "%%MatrixMarket" || object != "matrix")
-        throw input_error(name + ":1: not a Matrix Market file (the first line must start with '%%MatrixMarket matrix')");
-    if (field != "real" && field != "integer" && field != "double")
-        throw input_error(name + ":1: field '" + field + "' is not supported; use real");
+        in.fail("not a Matrix Market file (the first line must start with '%%MatrixMarket matrix')");
     if (format != "coordinate" && format != "array")
-        throw input_error(name + ":1: format '" + format + "' is not supported; use coordinate or array");
+        in.fail("format '" + shown(format) + "' is not supported; use coordinate or array");
+    if (field != "real" && field != "integer" && field != "double")
+        in.fail("field '" + shown(field) + "' is not supported; use real (or integer)");
     if (symmetry != "general" && symmetry != "symmetric")
-        throw input_error(name + ":1: symmetry '" + symmetry + "' is not supported; use general or symmetric");
-    return {format == "coordinate", symmetry == "symmetric"};
+        in.fail("symmetry '" + shown(symmetry) + "' is not supported; use general or symmetric");
+    std::string extra;
+    if (words >> extra) in.fail("unexpected '" + shown(extra) + "' after the symmetry in the banner");
+    return {format == "coordinate", symmetry == "symmetric", field == "integer"};
 }
 
-/// The next line that is not a comment or blank.
-bool next_data_line(std::istream& in, std::string& text, int& line) {
-    while (std::getline(in, text)) {
-        ++line;
-        const auto first = text.find_first_not_of(" \t\r");
-        if (first != std::string::npos && text[first] != '%') return true;
-    }
-    return false;
-}
-
-double parse_value(std::istringstream& words, const std::string& where) {
-    std::string token;
-    if (!(words >> token)) throw input_error(where + ": missing value");
+/// A whole token as an integer in [lo, hi].
+long long parse_integer(const Reader& in, const std::string& token, const std::string& what, long long lo, long long hi) {
+    const char* begin = token.c_str();
     char* end = nullptr;
-    const double v = std::strtod(token.c_str(), &end);
-    if (end == token.c_str() || *end != '\0') throw input_error(where + ": '" + token + "' is not a number");
-    if (!std::isfinite(v)) throw input_error(where + ": the value " + token + " is not finite");
+    errno = 0;
+    const long long v = std::strtoll(begin, &end, 10);
+    if (end == begin || end != begin + token.size()) in.fail(what + " '" + shown(token) + "' is not a whole number");
+    if (errno == ERANGE || v < lo || v > hi)
+        in.fail(what + " " + shown(token) + " is outside " + std::to_string(lo) + ".." + std::to_string(hi));
     return v;
 }
 
-long long parse_count(std::istringstream& words, const std::string& where, const char* what) {
-    long long v = 0;
-    if (!(words >> v) || v < 0) throw input_error(where + ": expected " + std::string(what) + " as a non-negative integer");
+/// A whole token as a finite double (an integer in an integer file).
+double parse_value(const Reader& in, const std::string& token, bool integer) {
+    const char* begin = token.c_str();
+    char* end = nullptr;
+    errno = 0;
+    const double v = std::strtod(begin, &end);
+    if (end == begin || end != begin + token.size()) in.fail("the value '" + shown(token) + "' is not a number");
+    if (!std::isfinite(v)) in.fail("the value " + shown(token) + " is not finite");
+    if (errno == ERANGE && std::abs(v) > 1.0) in.fail("the value " + shown(token) + " is beyond the range of double");
+    if (integer && v != std::nearbyint(v))
+        in.fail("the value " + shown(token) + " is not an integer, but the banner declares the field integer");
     return v;
+}
+
+void expect_tokens(const Reader& in, const std::vector<std::string>& tokens, std::size_t count, const char* what) {
+    if (tokens.size() < count) in.fail("expected " + std::string(what) + ", found only " + std::to_string(tokens.size()) + " value(s)");
+    if (tokens.size() > count)
+        in.fail("expected " + std::string(what) + ", found '" + shown(tokens[count]) + "' after them");
+}
+
+constexpr long long max_rows = INT_MAX;  // Eigen's (and the grid's) int indices
+
+struct Entry {
+    int row, col;
+    double value;
+    long long line;
+};
+
+/// Sorts the entries by (row, col) and rejects the first duplicate.
+void reject_duplicates(std::vector<Entry>& entries, const std::string& name, bool symmetric) {
+    std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+        return std::tie(a.row, a.col, a.line) < std::tie(b.row, b.col, b.line);
+    });
+    for (std::size_t k = 1; k < entries.size(); ++k) {
+        const Entry& a = entries[k - 1];
+        const Entry& b = entries[k];
+        if (a.row != b.row || a.col != b.col) continue;
+        char what[160];
+        std::snprintf(what, sizeof what, ":%lld: entry (%d, %d) appears twice (lines %lld and %lld)", std::max(a.line, b.line),
+                      a.row + 1, a.col + 1, std::min(a.line, b.line), std::max(a.line, b.line));
+        throw input_error(name + what +
+                          (symmetric && a.row != a.col ? "; in a symmetric file (i, j) and (j, i) are the same entry: store only the "
+                                       "lower triangle"
+                                     : "; duplicates are not summed: give each entry once"));
+    }
 }
 
 }  // namespace
@@ -89,76 +246,98 @@ void write_matrix_market(const std::filesystem::path& path, const std::vector<do
 }
 
 Eigen::SparseMatrix<double> read_matrix_market_matrix(const std::filesystem::path& path) {
-    std::ifstream in(path);
-    const std::string name = path.string();
-    if (!in) throw input_error("cannot read matrix file '" + name + "': check the path and permissions");
-    int line = 0;
-    const Header header = read_header(in, name, line);
-    if (!header.coordinate) throw input_error(name + ":1: a matrix must be in coordinate format");
-    std::string text;
-    if (!next_data_line(in, text, line)) throw input_error(name + ": the size line is missing");
-    std::istringstream size_words(text);
-    const std::string where = name + ":" + std::to_string(line);
-    const long long rows = parse_count(size_words, where, "the row count");
-    const long long cols = parse_count(size_words, where, "the column count");
-    const long long nnz = parse_count(size_words, where, "the entry count");
-    if (rows != cols) throw input_error(where + ": the matrix is " + std::to_string(rows) + "x" + std::to_string(cols) + ", not square");
-    if (rows > (1LL << 31) - 1 || nnz > 16 * rows + 16)
-        throw input_error(where + ": " + std::to_string(nnz) + " entries for " + std::to_string(rows) +
-                          " rows is more than a nine-band matrix has");
-    std::vector<Eigen::Triplet<double>> entries;
-    entries.reserve(static_cast<std::size_t>(header.symmetric ? 2 * nnz : nnz));
+    Reader in(path, "matrix");
+    const Header header = read_header(in);
+    if (!header.coordinate) in.fail("a matrix must be in coordinate format (array is for vectors)");
+    std::vector<std::string> tokens;
+    if (!in.next_data_line(tokens)) throw input_error(in.name() + ": the size line 'rows columns entries' is missing");
+    expect_tokens(in, tokens, 3, "the size line 'rows columns entries'");
+    const long long rows = parse_integer(in, tokens[0], "the row count", 1, max_rows);
+    const long long cols = parse_integer(in, tokens[1], "the column count", 1, max_rows);
+    const long long per_row = header.symmetric ? 5 : 9;
+    const long long nnz = parse_integer(in, tokens[2], "the entry count", 0, per_row * max_rows);
+    if (rows != cols)
+        in.fail("the matrix is " + std::to_string(rows) + "x" + std::to_string(cols) + ", not square");
+    if (nnz < rows)
+        in.fail(std::to_string(nnz) + " entries for " + std::to_string(rows) +
+                " rows: some rows are empty, but every row of a system matrix holds its diagonal entry");
+    if (nnz > per_row * rows)
+        in.fail(std::to_string(nnz) + " entries for " + std::to_string(rows) + " rows is more than a nine-band matrix has (" +
+                std::to_string(per_row) + " per row" + (header.symmetric ? " stored in a symmetric file)" : ")"));
+
+    const long long line_of_size = in.line();
+    std::vector<Entry> entries;
+    // Reserve no more than the file has shown to hold; the vector grows with what is read.
+    entries.reserve(static_cast<std::size_t>(std::min<long long>(nnz, 1 << 16)));
     for (long long e = 0; e < nnz; ++e) {
-        if (!next_data_line(in, text, line))
-            throw input_error(name + ": the file ends after " + std::to_string(e) + " of " + std::to_string(nnz) + " entries");
-        std::istringstream words(text);
-        const std::string at = name + ":" + std::to_string(line);
-        const long long r = parse_count(words, at, "a row index"), c = parse_count(words, at, "a column index");
-        if (r < 1 || r > rows || c < 1 || c > cols)
-            throw input_error(at + ": entry (" + std::to_string(r) + ", " + std::to_string(c) + ") is outside the " +
-                              std::to_string(rows) + "x" + std::to_string(cols) + " matrix");
-        const double v = parse_value(words, at);
-        entries.emplace_back(static_cast<int>(r - 1), static_cast<int>(c - 1), v);
-        if (header.symmetric && r != c) entries.emplace_back(static_cast<int>(c - 1), static_cast<int>(r - 1), v);
+        if (!in.next_data_line(tokens))
+            throw input_error(in.name() + ": the file ends after " + std::to_string(e) + " of the " + std::to_string(nnz) +
+                              " entries that line " + std::to_string(line_of_size) + " announces");
+        expect_tokens(in, tokens, 3, "an entry 'row column value'");
+        const long long r = parse_integer(in, tokens[0], "the row index", 1, rows);
+        const long long c = parse_integer(in, tokens[1], "the column index", 1, cols);
+        const double v = parse_value(in, tokens[2], header.integer);
+        entries.push_back({static_cast<int>(r - 1), static_cast<int>(c - 1), v, in.line()});
+        if (header.symmetric && r != c) entries.push_back({static_cast<int>(c - 1), static_cast<int>(r - 1), v, in.line()});
     }
+    in.expect_end(nnz, "entries");
+    reject_duplicates(entries, in.name(), header.symmetric);
+
+    std::vector<Eigen::Triplet<double>> triplets;
+    triplets.reserve(entries.size());
+    for (const Entry& e : entries) triplets.emplace_back(e.row, e.col, e.value);
     Eigen::SparseMatrix<double> A(static_cast<int>(rows), static_cast<int>(cols));
-    A.setFromTriplets(entries.begin(), entries.end());
+    A.setFromTriplets(triplets.begin(), triplets.end());
     return A;
 }
 
 std::vector<double> read_matrix_market_vector(const std::filesystem::path& path) {
-    std::ifstream in(path);
-    const std::string name = path.string();
-    if (!in) throw input_error("cannot read vector file '" + name + "': check the path and permissions");
-    int line = 0;
-    const Header header = read_header(in, name, line);
-    std::string text;
-    if (!next_data_line(in, text, line)) throw input_error(name + ": the size line is missing");
-    std::istringstream size_words(text);
-    const std::string where = name + ":" + std::to_string(line);
-    const long long rows = parse_count(size_words, where, "the row count");
-    const long long cols = parse_count(size_words, where, "the column count");
-    if (cols != 1) throw input_error(where + ": a vector must have one column, this has " + std::to_string(cols));
-    if (rows > (1LL << 31)) throw input_error(where + ": " + std::to_string(rows) + " rows is too many");
-    std::vector<double> v(static_cast<std::size_t>(rows), 0.0);
+    Reader in(path, "vector");
+    const Header header = read_header(in);
+    if (header.symmetric) in.fail("a vector must be 'general', not 'symmetric'");
+    std::vector<std::string> tokens;
+    const char* size_line = header.coordinate ? "the size line 'rows 1 entries'" : "the size line 'rows 1'";
+    if (!in.next_data_line(tokens)) throw input_error(in.name() + ": " + size_line + " is missing");
+    expect_tokens(in, tokens, header.coordinate ? 3 : 2, size_line);
+    const long long rows = parse_integer(in, tokens[0], "the row count", 1, max_rows);
+    const long long cols = parse_integer(in, tokens[1], "the column count", 0, max_rows);
+    if (cols != 1) in.fail("a vector must have one column, this has " + std::to_string(cols));
+    const long long line_of_size = in.line();
+
     if (!header.coordinate) {
+        std::vector<double> v;
+        v.reserve(static_cast<std::size_t>(std::min<long long>(rows, 1 << 16)));
         for (long long r = 0; r < rows; ++r) {
-            if (!next_data_line(in, text, line))
-                throw input_error(name + ": the file ends after " + std::to_string(r) + " of " + std::to_string(rows) + " values");
-            std::istringstream words(text);
-            v[static_cast<std::size_t>(r)] = parse_value(words, name + ":" + std::to_string(line));
+            if (!in.next_data_line(tokens))
+                throw input_error(in.name() + ": the file ends after " + std::to_string(r) + " of the " +
+                                  std::to_string(rows) + " values that line " + std::to_string(line_of_size) + " announces");
+            expect_tokens(in, tokens, 1, "one value per line");
+            v.push_back(parse_value(in, tokens[0], header.integer));
         }
+        in.expect_end(rows, "values");
         return v;
     }
-    const long long nnz = parse_count(size_words, where, "the entry count");
+
+    const long long nnz = parse_integer(in, tokens[2], "the entry count", 0, rows);
+    const double bytes = static_cast<double>(rows) * sizeof(double);
+    if (bytes > allocation_budget())
+        in.fail("a vector of " + std::to_string(rows) + " rows needs " + gib(bytes) + ", more than the " +
+                gib(allocation_budget()) + " this reader may allocate (half the host memory)");
+    std::vector<Entry> entries;
+    entries.reserve(static_cast<std::size_t>(std::min<long long>(nnz, 1 << 16)));
     for (long long e = 0; e < nnz; ++e) {
-        if (!next_data_line(in, text, line)) throw input_error(name + ": the file ends before all " + std::to_string(nnz) + " entries");
-        std::istringstream words(text);
-        const std::string at = name + ":" + std::to_string(line);
-        const long long r = parse_count(words, at, "a row index"), c = parse_count(words, at, "a column index");
-        if (r < 1 || r > rows || c != 1) throw input_error(at + ": entry (" + std::to_string(r) + ", " + std::to_string(c) + ") is outside the vector");
-        v[static_cast<std::size_t>(r - 1)] = parse_value(words, at);
+        if (!in.next_data_line(tokens))
+            throw input_error(in.name() + ": the file ends after " + std::to_string(e) + " of the " + std::to_string(nnz) +
+                              " entries that line " + std::to_string(line_of_size) + " announces");
+        expect_tokens(in, tokens, 3, "an entry 'row 1 value'");
+        const long long r = parse_integer(in, tokens[0], "the row index", 1, rows);
+        parse_integer(in, tokens[1], "the column index", 1, 1);
+        entries.push_back({static_cast<int>(r - 1), 0, parse_value(in, tokens[2], header.integer), in.line()});
     }
+    in.expect_end(nnz, "entries");
+    reject_duplicates(entries, in.name(), false);
+    std::vector<double> v(static_cast<std::size_t>(rows), 0.0);
+    for (const Entry& e : entries) v[static_cast<std::size_t>(e.row)] = e.value;
     return v;
 }
 

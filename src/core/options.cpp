@@ -3,6 +3,8 @@
 #include <adimg/report.hpp>
 
 #include <cmath>
+#include <cstdio>
+#include <string>
 
 namespace adimg {
 namespace {
@@ -69,24 +71,36 @@ std::string to_string(const InnerStop& inner) {
 
 void validate(const SolverOptions& o) {
     auto fail = [](const std::string& what) { throw input_error(what); };
-    if (!(o.omega > 0.0 && o.omega <= 1.0)) fail("--omega " + std::to_string(o.omega) + " is outside (0, 1]");
+    auto num = [](double v) {
+        char buffer[32];
+        std::snprintf(buffer, sizeof buffer, "%.6g", v);
+        return std::string(buffer);
+    };
+    if (!(o.omega > 0.0 && o.omega <= 1.0))
+        fail("--omega " + num(o.omega) + " is outside (0, 1]: the Jacobi damping must be positive and at most 1 (default 0.7)");
     if (!(o.line_omega > 0.0 && o.line_omega <= 1.0))
-        fail("--line-omega " + std::to_string(o.line_omega) + " is outside (0, 1]");
+        fail("--line-omega " + num(o.line_omega) +
+             " is outside (0, 1]: the ADI line damping must be positive and at most 1 (default 0.7)");
     if (o.pre_smooth < 0 || o.pre_smooth > 64) fail("--pre-smooth " + std::to_string(o.pre_smooth) + " is outside 0..64");
     if (o.post_smooth < 0 || o.post_smooth > 64) fail("--post-smooth " + std::to_string(o.post_smooth) + " is outside 0..64");
-    if (o.coarse_level < 0) fail("--coarse-level " + std::to_string(o.coarse_level) + " must be at least 0");
+    if (o.coarse_level < 0 || o.coarse_level > 15)
+        fail("--coarse-level " + std::to_string(o.coarse_level) + " is outside 0..15 (it is capped at the --level of the solve)");
     if (!(o.coarse_digits > 0.0 && o.coarse_digits <= 15.0))
-        fail("--coarse-digits " + std::to_string(o.coarse_digits) + " is outside (0, 15]");
+        fail("--coarse-digits " + num(o.coarse_digits) + " is outside (0, 15]");
     if (o.inner.kind == InnerStop::Kind::cycles && (o.inner.count < 1 || o.inner.count > 32))
         fail("--inner cycles:" + std::to_string(o.inner.count) + ": the cycle count must be in 1..32");
     if (o.inner.kind == InnerStop::Kind::digits && (o.inner.count < 1 || o.inner.count > 6))
         fail("--inner digits:" + std::to_string(o.inner.count) + ": the digit count must be in 1..6 (float resolves ~7)");
     if (o.inner_max_cycles < 1 || o.inner_max_cycles > 1000)
         fail("--inner-max-cycles " + std::to_string(o.inner_max_cycles) + " is outside 1..1000");
-    if (!(o.digits > 0.0 && o.digits <= 15.0)) fail("--digits " + std::to_string(o.digits) + " is outside (0, 15]");
-    if (o.max_iterations < 1) fail("--max-iterations must be at least 1");
-    if (o.stall_steps < 1) fail("--stall-steps must be at least 1");
-    if (!(o.divergence_factor > 1.0)) fail("--divergence-factor must be greater than 1");
+    if (!(o.digits > 0.0 && o.digits <= 15.0))
+        fail("--digits " + num(o.digits) + " is outside (0, 15]: double resolves about 16 digits");
+    if (o.max_iterations < 1 || o.max_iterations > 1000000)
+        fail("--max-iterations " + std::to_string(o.max_iterations) + " is outside 1..1000000");
+    if (o.stall_steps < 1 || o.stall_steps > 1000)
+        fail("--stall-steps " + std::to_string(o.stall_steps) + " is outside 1..1000");
+    if (!(o.divergence_factor > 1.0) || !std::isfinite(o.divergence_factor))
+        fail("the divergence factor " + num(o.divergence_factor) + " must be a finite number greater than 1");
 }
 
 std::string to_string(SolveStatus s) {

@@ -45,9 +45,10 @@ SolveReport Solver::solve(const std::vector<double>& b, std::vector<double>& x, 
     if (b.size() != rows_)
         throw input_error("solve: the right-hand side has " + std::to_string(b.size()) + " entries, the matrix " +
                           std::to_string(rows_) + " rows");
-    if (x.size() != rows_) x.assign(rows_, 0.0);
+    const bool zero_guess = x.size() != rows_;
     const auto start = std::chrono::steady_clock::now();
-    SolveReport report = engine_->solve(b, x, on_step);
+    if (zero_guess) x.resize(rows_);
+    SolveReport report = engine_->solve(b, x, zero_guess, on_step);
     report.solve_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     ++solves_;
     return report;

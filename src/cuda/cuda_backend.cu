@@ -49,9 +49,17 @@ CudaBackend::CudaBackend() {
     partial_ = DeviceVector<double>(partial_count);
     result_ = DeviceVector<double>(1);
     ADIMG_CUDA_CHECK(cudaMallocHost(&host_result_, sizeof(double)));
+    for (int i = 0; i < 2; ++i) {
+        ADIMG_CUDA_CHECK(cudaMallocHost(&staging_[i], staging_bytes));
+        ADIMG_CUDA_CHECK(cudaEventCreateWithFlags(&staged_[i], cudaEventDisableTiming));
+    }
 }
 
 CudaBackend::~CudaBackend() {
+    for (int i = 0; i < 2; ++i) {
+        if (staging_[i]) cudaFreeHost(staging_[i]);
+        if (staged_[i]) cudaEventDestroy(staged_[i]);
+    }
     if (host_result_) cudaFreeHost(host_result_);
     if (stream_) cudaStreamDestroy(stream_);
 }

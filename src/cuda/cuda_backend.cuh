@@ -63,22 +63,38 @@ public:
         if (M.transposed.size() == M.values.size()) transpose_bands(M);
         ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream_));
     }
+    /// Host to device through pinned staging buffers, in chunks: the conversion of one chunk on
+    /// the host overlaps the transfer of the previous one.
     template <class T>
     void upload(const std::vector<double>& host, vector<T>& v) {
-        if constexpr (std::is_same_v<T, double>) {
-            ADIMG_CUDA_CHECK(cudaMemcpyAsync(v.data(), host.data(), host.size() * sizeof(double), cudaMemcpyHostToDevice, stream_));
-        } else {
-            const std::vector<T> converted(host.begin(), host.end());
-            ADIMG_CUDA_CHECK(cudaMemcpyAsync(v.data(), converted.data(), converted.size() * sizeof(T), cudaMemcpyHostToDevice, stream_));
-            ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        const std::size_t chunk = staging_bytes / sizeof(T);
+        for (std::size_t first = 0, c = 0; first < host.size(); first += chunk, ++c) {
+            const std::size_t count = std::min(chunk, host.size() - first);
+            T* stage = reinterpret_cast<T*>(staging(c));
+            std::copy(host.begin() + first, host.begin() + first + count, stage);
+            ADIMG_CUDA_CHECK(cudaMemcpyAsync(v.data() + first, stage, count * sizeof(T), cudaMemcpyHostToDevice, stream_));
+            ADIMG_CUDA_CHECK(cudaEventRecord(staged_[c % 2], stream_));
         }
+        ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream_));
     }
+    /// Device to host through the pinned staging buffers, chunk by chunk.
     template <class T>
     void download(const vector<T>& v, std::vector<double>& host) {
-        std::vector<T> raw(v.size());
-        ADIMG_CUDA_CHECK(cudaMemcpyAsync(raw.data(), v.data(), v.size() * sizeof(T), cudaMemcpyDeviceToHost, stream_));
-        ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream_));
-        host.assign(raw.begin(), raw.end());
+        host.resize(v.size());
+        const std::size_t chunk = staging_bytes / sizeof(T), chunks = (v.size() + chunk - 1) / chunk;
+        auto enqueue = [&](std::size_t c) {
+            const std::size_t first = c * chunk, count = std::min(chunk, v.size() - first);
+            ADIMG_CUDA_CHECK(cudaMemcpyAsync(staging(c), v.data() + first, count * sizeof(T), cudaMemcpyDeviceToHost, stream_));
+            ADIMG_CUDA_CHECK(cudaEventRecord(staged_[c % 2], stream_));
+        };
+        if (chunks > 0) enqueue(0);
+        for (std::size_t c = 0; c < chunks; ++c) {
+            ADIMG_CUDA_CHECK(cudaEventSynchronize(staged_[c % 2]));
+            if (c + 1 < chunks) enqueue(c + 1);
+            const std::size_t first = c * chunk, count = std::min(chunk, v.size() - first);
+            const T* stage = reinterpret_cast<const T*>(staging_[c % 2]);
+            std::copy(stage, stage + count, host.begin() + first);
+        }
     }
     template <class T>
     static std::size_t bytes(const matrix<T>& A) { return A.values.size() * sizeof(T); }
@@ -110,7 +126,11 @@ public:
     void line_relax(const matrix<T>& A, const vector<T>& b, const vector<T>& x_in, vector<T>& x_out, Direction direction,
                     T omega) {
         if (direction == Direction::x) {
-            launch_line_relax(A.view(), b.data(), x_in.data(), x_out.data(), omega);
+            launch_line_relax(A.view(), b.data(), x_in.data(), x_out.data(), omega, Direction::x);
+            return;
+        }
+        if (A.mx < transposed_from) {  // small grids are launch-bound: one strided launch beats four
+            launch_line_relax(A.view(), b.data(), x_in.data(), x_out.data(), omega, Direction::y);
             return;
         }
         if (A.transposed.size() != A.values.size()) transpose_bands(A);
@@ -120,7 +140,7 @@ public:
         T* yt = scratch<T>(2, n);
         transpose(b.data(), bt, A.my, A.mx);
         transpose(x_in.data(), xt, A.my, A.mx);
-        launch_line_relax(A.transposed_view(), bt, xt, yt, omega);
+        launch_line_relax(A.transposed_view(), bt, xt, yt, omega, Direction::x);
         transpose(yt, x_out.data(), A.mx, A.my);
     }
 
@@ -206,12 +226,16 @@ public:
     }
 
 private:
-    /// x-line sweep on the grid of `A`.
+    /// Grids with fewer columns than this sweep their y-lines in place, strided.
+    static constexpr int transposed_from = 256;
+    /// One line sweep on the grid of `A`.
     template <class T>
-    void launch_line_relax(BandsView<T> A, const T* b, const T* x_in, T* x_out, T omega) {
-        const CrLayout layout = line_layout<T>(A.mx);
+    void launch_line_relax(BandsView<T> A, const T* b, const T* x_in, T* x_out, T omega, Direction direction) {
+        const bool along_x = direction == Direction::x;
+        const int length = along_x ? A.mx : A.my, lines = along_x ? A.my : A.mx;
+        const CrLayout layout = line_layout<T>(length);
         const std::size_t bytes = allow_shared(kernels::line_relax<T>, layout, sizeof(T));
-        kernels::line_relax<<<A.my, line_threads(A.mx), bytes, stream_>>>(A, b, x_in, x_out, Direction::x, omega, layout);
+        kernels::line_relax<<<lines, line_threads(length), bytes, stream_>>>(A, b, x_in, x_out, direction, omega, layout);
         ADIMG_CUDA_CHECK_LAUNCH("line_relax kernel");
     }
     /// out (cols x rows) = in (rows x cols) transposed.
@@ -253,6 +277,15 @@ private:
         return bytes;
     }
     double finish_dot(int count);
+    /// Staging buffer c % 2, once the transfer that last used it has finished.
+    char* staging(std::size_t c) {
+        ADIMG_CUDA_CHECK(cudaEventSynchronize(staged_[c % 2]));
+        return staging_[c % 2];
+    }
+
+    static constexpr std::size_t staging_bytes = std::size_t(4) << 20;
+    char* staging_[2] = {nullptr, nullptr};  // pinned
+    cudaEvent_t staged_[2] = {nullptr, nullptr};
 
     static constexpr int partial_count = 1024;
     std::string name_;

@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""Turns the JSON of bench/run into results.md (the paper's Tables 1-6 for this machine, the
+line solver against cuSPARSE, kernels against the copy bandwidth) and the PNG plots of Figs. 5-6."""
+import json
+import math
+import pathlib
+import sys
+
+CASES = ["U1", "U2", "U3", "A1", "A2", "A3", "A4", "A5"]
+VARIANTS = ["cycles:1", "cycles:2", "cycles:3", "digits:1", "digits:2", "digits:3"]
+# Paper Table 1 (U1) and Table 2 (CPU-double), for reference columns.
+PAPER_T1 = {2: (7.1663649e-2, 7.1663606e-2), 3: (1.7802522e-2, 1.7802586e-2), 4: (4.4428836e-3, 4.4429161e-3),
+            5: (1.1103626e-3, 1.1102363e-3), 6: (2.7897810e-4, 2.7752805e-4), 7: (5.5209742e-5, 6.9380191e-5),
+            8: (2.8037403e-5, 1.7344895e-5), 9: (2.2419906e-4, 4.3362264e-6), 10: (1.0585913e-3, 1.0841185e-6)}
+PAPER_T2 = {("U1", 8): 1.7344895e-5, ("U1", 9): 4.3362264e-6, ("U2", 8): 1.6946217e-5, ("U2", 9): 4.2365330e-6,
+            ("U3", 8): 1.6603963e-5, ("U3", 9): 4.1508011e-6, ("A1", 8): 2.2559231e-5, ("A1", 9): 5.6398002e-6,
+            ("A2", 8): 3.3671244e-5, ("A2", 9): 8.4177915e-6, ("A3", 8): 4.9063089e-5, ("A3", 9): 1.2265724e-5,
+            ("A4", 8): 6.3654794e-5, ("A4", 9): 1.5913491e-5, ("A5", 8): 6.6448219e-5, ("A5", 9): 1.6612151e-5}
+
+
+def load(folder, name):
+    path = folder / f"{name}.json"
+    return json.loads(path.read_text()) if path.exists() else []
+
+
+def find(rows, **keys):
+    for r in rows:
+        if all(r.get(k) == v for k, v in keys.items()):
+            return r
+    return None
+
+
+def fmt_it(r):
+    return f"{r['outer']}:{r['inner_cycles']}" if r else "-"
+
+
+def per_digit(r):
+    """The paper's normalised time: ms per unknown per digit gained."""
+    return r["ms"] / (r["unknowns"] * r["digits"]) if r and r["digits"] > 0 else float("nan")
+
+
+def ratio(a, b):
+    return f"{a / b:.2f}" if a and b and not math.isnan(a) and not math.isnan(b) else "-"
+
+
+def main(folder):
+    folder = pathlib.Path(folder)
+    stamp = json.loads((folder / "stamp.json").read_text()) if (folder / "stamp.json").exists() else {}
+    out = [f"# adimg comparison runs\n",
+           f"Machine: {stamp.get('gpu', 'no GPU')}; host CPU: {stamp.get('cpu', '?')}; date {stamp.get('date', '?')}; "
+           f"commit {stamp.get('commit', '?')}. Every ratio below comes from one run of `bench/run`, "
+           "both sides measured side by side. Times include the transfer of the right-hand side and the "
+           "solution (the paper's convention) and are medians of repeated solves after a warm-up.\n"]
+
+    t1 = load(folder, "table1")
+    if t1:
+        out.append("## Table 1: solver precision and accuracy (U1, ADI multigrid)\n")
+        backend = t1[0]["backend"]
+        out.append(f"Backend: {backend}. Relative L2 error; 'red.' is the reduction from the previous level (4 = O(h^2)).\n")
+        out.append("| L | N | single: error | red. | status | double: error | red. | paper single | paper double |")
+        out.append("|---|---|---|---|---|---|---|---|---|")
+        prev = {}
+        for level in sorted({r["level"] for r in t1}):
+            s, d = find(t1, level=level, precision="single"), find(t1, level=level, precision="double")
+            cells = []
+            for key, r in (("single", s), ("double", d)):
+                red = f"{prev[key] / r['l2_error']:.2f}" if key in prev and r else ""
+                cells.append((f"{r['l2_error']:.7e}" if r else "-", red))
+                if r:
+                    prev[key] = r["l2_error"]
+            paper = PAPER_T1.get(level, ("", ""))
+            out.append(f"| {level} | {s['unknowns'] if s else '-'} | {cells[0][0]} | {cells[0][1]} | {s['status'] if s else '-'} | "
+                       f"{cells[1][0]} | {cells[1][1]} | {paper[0]} | {paper[1]} |")
+        out.append("")
+
+    rows = load(folder, "tables")
+    if rows:
+        levels = sorted({r["level"] for r in rows})
+        cases = [c for c in CASES if any(r["case"] == c for r in rows)]
+        gpu = any(r["backend"] == "cuda" for r in rows)
+        out.append("## Table 2: accuracy of the double and mixed solvers\n")
+        out.append(f"| case | L | CPU-double | {'GPU' if gpu else 'CPU'}-mixed (digits:2) | relative difference | paper CPU-double |")
+        out.append("|---|---|---|---|---|---|")
+        for c in cases:
+            for L in levels:
+                cd = find(rows, case=c, level=L, backend="cpu", precision="double")
+                gm = find(rows, case=c, level=L, backend="cuda", precision="mixed", inner="digits:2") or \
+                    find(rows, case=c, level=L, backend="cpu", precision="mixed", inner="digits:2")
+                diff = f"{abs(gm['l2_error'] - cd['l2_error']) / cd['l2_error']:.1e}" if cd and gm else "-"
+                out.append(f"| {c} | {L} | {cd['l2_error']:.7e} | {gm['l2_error']:.7e} | {diff} | {PAPER_T2.get((c, L), '')} |"
+                           if cd and gm else f"| {c} | {L} | - | - | - | |")
+        out.append("")
+        if gpu:
+            for title, variants in (("Table 3: fixed inner cycles", VARIANTS[:3]), ("Table 4: inner digits gained", VARIANTS[3:])):
+                out.append(f"## {title} (GPU, ADI; a:b = outer:total inner; time in ms)\n")
+                out.append("| case | L | double #it | double ms | " + " | ".join(f"{v} #it | {v} ms" for v in variants) + " |")
+                out.append("|---|---|---|---|" + "---|---|" * len(variants))
+                for c in cases:
+                    for L in levels:
+                        gd = find(rows, case=c, level=L, backend="cuda", precision="double")
+                        cells = []
+                        for v in variants:
+                            r = find(rows, case=c, level=L, backend="cuda", precision="mixed", inner=v)
+                            cells.append(f"{fmt_it(r)} | {r['ms']:.3f}" if r else "- | -")
+                        out.append(f"| {c} | {L} | {gd['outer'] if gd else '-'} | {gd['ms']:.3f} | " + " | ".join(cells) + " |"
+                                   if gd else f"| {c} | {L} | - | - | " + " | ".join(cells) + " |")
+                out.append("")
+            for title, f in (("Table 5: speedups (raw times)", lambda r: r["ms"] if r else float("nan")),
+                             ("Table 6: speedups of the normalised time per unknown per digit", per_digit)):
+                out.append(f"## {title}\n")
+                out.append("C = CPU backend (all host cores, OpenMP), G = GPU; (d) double, (m) mixed digits:2.\n")
+                out.append("| case | L | C(d)/G(d) | C(m)/G(m) | C(d)/G(m) | G(d)/G(m) |")
+                out.append("|---|---|---|---|---|---|")
+                for c in cases:
+                    for L in levels:
+                        cd = f(find(rows, case=c, level=L, backend="cpu", precision="double"))
+                        cm = f(find(rows, case=c, level=L, backend="cpu", precision="mixed"))
+                        gd = f(find(rows, case=c, level=L, backend="cuda", precision="double"))
+                        gm = f(find(rows, case=c, level=L, backend="cuda", precision="mixed", inner="digits:2"))
+                        out.append(f"| {c} | {L} | {ratio(cd, gd)} | {ratio(cm, gm)} | {ratio(cd, gm)} | {ratio(gd, gm)} |")
+                out.append("")
+            out.append("## Whole solves in work units (GPU)\n")
+            out.append("One work unit is one double-precision fine-grid defect b - A x, timed in the same run.\n")
+            out.append("| case | L | double: ms | work units | mixed digits:2: ms | work units |")
+            out.append("|---|---|---|---|---|---|")
+            for c in cases:
+                for L in levels:
+                    gd = find(rows, case=c, level=L, backend="cuda", precision="double")
+                    gm = find(rows, case=c, level=L, backend="cuda", precision="mixed", inner="digits:2")
+                    if gd and gm and gd["work_unit_ms"] > 0:
+                        out.append(f"| {c} | {L} | {gd['ms']:.3f} | {gd['ms'] / gd['work_unit_ms']:.0f} | {gm['ms']:.3f} | "
+                                   f"{gm['ms'] / gm['work_unit_ms']:.0f} |")
+            out.append("")
+
+    figs = load(folder, "figures")
+    if figs:
+        out.append("## Figs. 5-6: time per unknown per digit, by smoother\n")
+        try:
+            import matplotlib
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+            for c in ("U1", "A2"):
+                fig, ax = plt.subplots(figsize=(6, 4))
+                for backend in ("cpu", "cuda"):
+                    for smoother, marker in (("jacobi", "o"), ("gauss-seidel", "s"), ("adi", "^")):
+                        pts = sorted((r["level"], per_digit(r) * 1e6) for r in figs if r["case"] == c and r["backend"] == backend
+                                     and r["smoother"] == smoother and r["status"] == "converged")
+                        if pts:
+                            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=marker,
+                                    linestyle="-" if backend == "cuda" else "--", label=f"{'GPU' if backend == 'cuda' else 'CPU'} {smoother}")
+                ax.set_yscale("log")
+                ax.set_xlabel("level L")
+                ax.set_ylabel("ns per unknown per digit")
+                ax.set_title(f"{c}: mixed precision (digits:2), {stamp.get('gpu', '')}", fontsize=9)
+                ax.grid(True, which="both", alpha=0.3)
+                ax.legend(fontsize=7)
+                fig.tight_layout()
+                fig.savefig(folder / f"fig-{c}.png", dpi=120)
+                plt.close(fig)
+                out.append(f"![{c}](fig-{c}.png)\n")
+        except ImportError:
+            out.append("(matplotlib is not installed: no plots)\n")
+        out.append("| case | L | backend | smoother | status | iterations | ms | ns per unknown per digit |")
+        out.append("|---|---|---|---|---|---|---|---|")
+        for r in sorted(figs, key=lambda r: (r["case"], r["backend"], r["smoother"], r["level"])):
+            out.append(f"| {r['case']} | {r['level']} | {r['backend']} | {r['smoother']} | {r['status']} | {fmt_it(r)} | "
+                       f"{r['ms']:.3f} | {per_digit(r) * 1e6:.3f} |")
+        out.append("")
+
+    for name, title in (("tridiagonal", "Line solver against cuSPARSE"), ("kernels", "Kernels against the copy bandwidth")):
+        md = folder / f"{name}.md"
+        if md.exists():
+            text = md.read_text()
+            out.append(f"## {title}\n")
+            out.append(text[text.find("copy bandwidth"):] if "copy bandwidth" in text else text)
+            out.append("")
+    (folder / "results.md").write_text("\n".join(out) + "\n")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

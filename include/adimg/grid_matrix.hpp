@@ -1,0 +1,230 @@
+#pragma once
+/// \file
+/// Your own nine-band matrix on a tensor-product grid, solved by adimg's multigrid.
+///
+/// Three steps:
+///
+/// 1. describe the grid: `Grid grid(257, 257);` (no node positions: bilinear prolongation), or
+///    `Grid::from_widths(hx, hy)` / `Grid::from_coordinates(x, y)` (exact Q1 prolongation on a
+///    rectilinear mesh);
+/// 2. hand over the matrix: `GridMatrix A = GridMatrix::from_eigen(grid, sparse);` (or nine bands
+///    as host arrays). The constructor checks the matrix and throws input_error naming the first
+///    offending row or entry;
+/// 3. `GridSolver solver(options); solver.setup(A);` builds the coarse levels as Galerkin products
+///    R A P and hands them to the backend once; then `solver.solve(b, x)` as often as needed.
+///
+/// The contract on the matrix (what the checks enforce):
+/// - node (i, j) is row p = j * mx + i (x fastest); row p couples only with its eight grid
+///   neighbours (nine bands, DESIGN.md §2);
+/// - every entry is finite and every diagonal entry is positive;
+/// - the matrix is symmetric up to a relative tolerance (MatrixChecks::symmetry_tolerance);
+/// - every node on the edge of the grid (i = 0, j = 0, i = mx - 1 or j = my - 1) is a Dirichlet
+///   node: its row has no entry but the diagonal, and no interior row couples into it. The
+///   solver's grid transfers keep the coarse-grid correction at zero on edge nodes, so the edge
+///   values must come from the edge rows alone. Eliminate a known boundary value g_q from the
+///   interior equations (b_p -= a_pq g_q, then a_pq = 0) and write its row as a_qq x_q = a_qq g_q.
+///   A diagonal a_qq other than 1 is fine: the row is scaled to the identity, and b_q with it at
+///   every solve.
+
+#include <adimg/hierarchy.hpp>
+#include <adimg/mesh.hpp>
+#include <adimg/nine_bands.hpp>
+#include <adimg/options.hpp>
+#include <adimg/report.hpp>
+#include <adimg/solver.hpp>
+
+#include <Eigen/Core>
+#include <Eigen/SparseCore>
+
+#include <array>
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+namespace adimg {
+
+/// A tensor-product grid of mx x my nodes, optionally with the positions of its nodes.
+///
+/// Multigrid halves the grid in both directions at once, so both sizes must be
+/// `c * 2^k + 1` with k >= 1 (257 = 2^8 + 1, 193 = 3 * 2^6 + 1, 7 = 3 * 2 + 1). Coarsening stops
+/// at the grid on SolverOptions::coarse_level, or earlier where a direction would drop below
+/// three nodes (one interior node).
+///
+/// Levels are numbered like the built-in cases: the finest grid is level L, where L is the
+/// smaller of the exponents k of mx - 1 and my - 1, and level l has
+/// `(mx - 1) / 2^(L - l) + 1` by `(my - 1) / 2^(L - l) + 1` nodes. For a (2^L + 1)^2 grid,
+/// level 1 is the 3 x 3 grid, as for the built-in cases.
+///
+/// Without positions the prolongation is bilinear in the grid's index space (every coarse
+/// element is split at t = 1/2), which is the right choice for curvilinear (deformed) meshes and
+/// for matrices that do not come from a rectilinear mesh. With positions (a rectilinear mesh:
+/// node (i, j) at (x_i, y_j)) the prolongation is the exact Q1 embedding, split position
+/// t = h_{2I} / (h_{2I} + h_{2I+1}) from the fine element widths, and for the Q1 Laplacian the
+/// Galerkin coarse matrices then equal the rediscretized ones (DESIGN.md §3).
+class Grid {
+public:
+    /// An mx x my grid without node positions (bilinear prolongation, t = 1/2).
+    /// Throws input_error if a size cannot be coarsened (see the class comment).
+    Grid(int mx, int my);
+
+    /// A rectilinear grid from its element widths, left to right and bottom to top:
+    /// `hx.size() + 1` by `hy.size() + 1` nodes. Every width must be finite and positive.
+    /// Widths keep graded meshes exact where coordinates cannot (DESIGN.md §1).
+    static Grid from_widths(std::vector<double> hx, std::vector<double> hy);
+    /// A rectilinear grid from its node coordinates (strictly increasing); the widths are their
+    /// differences.
+    static Grid from_coordinates(const std::vector<double>& x, const std::vector<double>& y);
+    /// The grid of a tensor-product mesh (its widths).
+    static Grid from_mesh(const TensorMesh& mesh);
+
+    int mx() const { return mx_; }
+    int my() const { return my_; }
+    std::size_t nodes() const { return static_cast<std::size_t>(mx_) * static_cast<std::size_t>(my_); }
+    /// True if the grid has node positions (exact Q1 prolongation), false for t = 1/2.
+    bool has_positions() const { return !hx_.empty(); }
+    /// The element widths in x (empty without positions).
+    const std::vector<double>& widths_x() const { return hx_; }
+    /// The element widths in y (empty without positions).
+    const std::vector<double>& widths_y() const { return hy_; }
+
+    /// L: the level of this (the finest) grid.
+    int finest_level() const { return finest_level_; }
+    /// The lowest level whose grid still has at least three nodes in each direction.
+    int coarsest_level() const { return coarsest_level_; }
+    /// Nodes in x and y on level l (coarsest_level() <= l <= finest_level()).
+    int mx_on_level(int level) const;
+    int my_on_level(int level) const;
+
+    /// The split positions of every coarsening from level `coarse` up to the finest, as
+    /// galerkin_hierarchy() takes them: entry 0 splits level `coarse` into level `coarse + 1`.
+    /// t = 1/2 without positions, from the widths with them.
+    std::pair<std::vector<std::vector<double>>, std::vector<std::vector<double>>> split_positions_from(int coarse) const;
+
+private:
+    Grid() = default;
+    void set_levels();
+
+    int mx_ = 0, my_ = 0;
+    std::vector<double> hx_, hy_;
+    int finest_level_ = 0, coarsest_level_ = 0;
+};
+
+/// How strictly a GridMatrix checks the matrix it is given.
+struct MatrixChecks {
+    /// Largest accepted |a_pq - a_qp| relative to max(|a_pq|, |a_qp|). Differences below
+    /// 64 eps sqrt(a_pp a_qq), rounding at the scale of the two diagonals, are always accepted,
+    /// so an entry that cancels to rounding noise one way and to zero the other is not an error.
+    double symmetry_tolerance = 1e-10;
+};
+
+/// A checked nine-band matrix on a Grid: what GridSolver sets up.
+///
+/// Constructing one copies the values, checks them against the contract in the file comment
+/// (sizes, finite entries, couplings that stay on the grid, positive diagonal, Dirichlet edge
+/// rows, no coupling into edge nodes, symmetry) and throws input_error naming the first row or
+/// entry that breaks it, how many rows break it in all, and what is allowed. Rows are numbered
+/// from 0 (p = j * mx + i); the messages also give the node (i, j) and the band name
+/// (SW S SE W C E NW N NE), and the 1-based Matrix Market row and column.
+///
+/// Edge rows whose only entry is a diagonal a != 1 are scaled to the identity; bands() holds the
+/// scaled matrix, and GridSolver::solve scales b on those rows by 1/a, so x solves the system
+/// as given.
+class GridMatrix {
+public:
+    /// From nine bands (band k, row p at values[k * n + p], as NineBands stores them).
+    /// `bands.mx` and `bands.my` must match the grid.
+    GridMatrix(Grid grid, NineBands<double> bands, const MatrixChecks& checks = {});
+
+    /// From one band-major array of 9 * mx * my values: band k of row p at values[k * n + p].
+    static GridMatrix from_band_major(Grid grid, const double* values, const MatrixChecks& checks = {});
+    /// From nine arrays of mx * my values each, in band order SW S SE W C E NW N NE
+    /// (band k = 3 (dy + 1) + (dx + 1) couples row p with node (i + dx, j + dy)).
+    static GridMatrix from_bands(Grid grid, const std::array<const double*, 9>& bands, const MatrixChecks& checks = {});
+    /// From an Eigen sparse matrix with row and column p = j * mx + i. Duplicate entries are summed;
+    /// an entry that couples two nodes that are not grid neighbours is an input_error naming it.
+    static GridMatrix from_eigen(Grid grid, const Eigen::SparseMatrix<double>& A, const MatrixChecks& checks = {});
+
+    const Grid& grid() const { return grid_; }
+    /// The matrix as the solver sees it: edge rows scaled to the identity.
+    const NineBands<double>& bands() const { return bands_; }
+    /// Edge rows that were scaled: (row p, its diagonal a_pp as given), in increasing p.
+    const std::vector<std::pair<std::size_t, double>>& scaled_rows() const { return scaled_rows_; }
+
+    /// The right-hand side the solver sees: a copy of b with each scaled row divided by its
+    /// diagonal (GridSolver::solve does this itself, and skips the copy when no row was scaled).
+    std::vector<double> solver_rhs(const std::vector<double>& b) const;
+    /// y = A x with the matrix as given (edge rows unscaled).
+    std::vector<double> multiply(const std::vector<double>& x) const;
+    /// ||b - A x||_2 with the matrix as given.
+    double defect_norm(const std::vector<double>& b, const std::vector<double>& x) const;
+
+private:
+    void check_and_scale(const MatrixChecks& checks);
+
+    Grid grid_;
+    NineBands<double> bands_;
+    std::vector<std::pair<std::size_t, double>> scaled_rows_;
+};
+
+/// Multigrid for a GridMatrix: set up once, solve many.
+///
+/// setup() builds the level hierarchy on the host, the coarse matrices as Galerkin products
+/// R A P with the grid's prolongation P (bilinear, or exact Q1 with positions) and R = P^T, down
+/// to SolverOptions::coarse_level (raised to Grid::coarsest_level() if lower, lowered to the
+/// finest level if higher), and hands it to an adimg::Solver, which copies every level to the
+/// backend (the GPU, or the CPU). The host hierarchy is not kept.
+///
+/// Called again with a matrix on a grid of the same size (new values, same structure, e.g. a new
+/// time step or a new coefficient), setup() recomputes the Galerkin products and copies the new
+/// values into the storage of the first setup without reallocating: allocation_count() stays 1.
+///
+/// solve(b, x) runs the solver of SolverOptions (mixed precision by default: double-precision
+/// iterative refinement around float V-cycles) from x as the initial guess until the defect has
+/// dropped by SolverOptions::digits, and returns the SolveReport: the status (a failure is a
+/// status, never a silently wrong x), iterations as outer:inner, the defects, and
+/// solve_seconds, which counts the whole solve including the transfer of b and x to and from
+/// the device. Each solve transfers only b and x; the matrices stay on the device. A GridSolver
+/// is not safe to use from several threads at once.
+class GridSolver {
+public:
+    /// Throws input_error if an option is out of range. BackendKind::automatic uses a GPU when
+    /// one is usable, else the CPU (notice() says why).
+    explicit GridSolver(SolverOptions options = {});
+
+    /// Builds the Galerkin hierarchy of `A` and sets up the backend (see the class comment).
+    void setup(const GridMatrix& A);
+
+    /// Solves A x = b, x the initial guess (resized and zeroed if its size is wrong). Throws
+    /// input_error before setup() or if b has the wrong size.
+    SolveReport solve(const std::vector<double>& b, std::vector<double>& x, const StepCallback& on_step = {});
+    /// The same for Eigen vectors (copied to and from std::vector).
+    SolveReport solve(const Eigen::VectorXd& b, Eigen::VectorXd& x, const StepCallback& on_step = {});
+
+    /// The underlying solver: backend(), device_name(), levels(), setup_seconds() of the backend
+    /// setup, setup_count(), solve_count().
+    const Solver& solver() const { return solver_; }
+    const SolverOptions& options() const { return solver_.options(); }
+    const std::string& notice() const { return solver_.notice(); }
+    /// How many setups allocated backend storage (1 after any number of same-grid setups).
+    int allocation_count() const { return solver_.allocation_count(); }
+    /// Seconds the last setup() spent on the host building the Galerkin hierarchy.
+    double hierarchy_seconds() const { return hierarchy_seconds_; }
+    /// Seconds the last setup() took in all (hierarchy and backend).
+    double setup_seconds() const { return hierarchy_seconds_ + solver_.setup_seconds(); }
+    /// The levels used, coarsest first (Grid numbering).
+    int coarse_level() const { return coarse_level_; }
+    int finest_level() const { return finest_level_; }
+
+private:
+    Solver solver_;
+    std::vector<std::pair<std::size_t, double>> scaled_rows_;
+    double hierarchy_seconds_ = 0.0;
+    int coarse_level_ = 0, finest_level_ = 0;
+};
+
+/// The hierarchy GridSolver::setup builds: `A` on the finest level and Galerkin coarse levels
+/// down to `coarse_level` (clamped to the grid's levels as described there). For inspection and
+/// for passing to Solver::setup yourself.
+Hierarchy galerkin_hierarchy(const GridMatrix& A, int coarse_level);
+
+}  // namespace adimg

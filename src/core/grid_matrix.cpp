@@ -1,0 +1,386 @@
+#include <adimg/eigen_interop.hpp>
+#include <adimg/error.hpp>
+#include <adimg/grid_matrix.hpp>
+#include <adimg/stencil.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <string>
+
+namespace adimg {
+namespace {
+
+constexpr const char* band_names[9] = {"SW", "S", "SE", "W", "C", "E", "NW", "N", "NE"};
+
+/// The exponent k of the largest power of two dividing n (n > 0).
+int twos(int n) {
+    int k = 0;
+    while (n % 2 == 0) {
+        n /= 2;
+        ++k;
+    }
+    return k;
+}
+
+void check_size(int m, const char* name) {
+    if (m < 3 || (m - 1) % 2 != 0) {
+        std::ostringstream msg;
+        msg << "grid: " << name << " = " << m << " nodes cannot be coarsened; multigrid halves the grid, so both sizes "
+            << "must be c*2^k + 1 with k >= 1 (e.g. 257 = 2^8 + 1, 193 = 3*2^6 + 1, 7 = 3*2 + 1); every further "
+               "factor 2 in "
+            << name << " - 1 adds a level";
+        throw input_error(msg.str());
+    }
+}
+
+std::string format(double v) {
+    std::ostringstream out;
+    out.precision(17);
+    out << v;
+    return out.str();
+}
+
+/// Validates widths or coordinates: finite and positive.
+void check_widths(const std::vector<double>& h, const char* direction, const char* source) {
+    for (std::size_t e = 0; e < h.size(); ++e)
+        if (!std::isfinite(h[e]) || !(h[e] > 0.0)) {
+            std::ostringstream msg;
+            msg << "grid: element " << e << " in " << direction << " has width " << format(h[e]) << source
+                << "; every element width must be finite and positive";
+            throw input_error(msg.str());
+        }
+}
+
+std::vector<double> pairwise_sums(const std::vector<double>& fine) {
+    std::vector<double> coarse(fine.size() / 2);
+    for (std::size_t I = 0; I < coarse.size(); ++I) coarse[I] = fine[2 * I] + fine[2 * I + 1];
+    return coarse;
+}
+
+}  // namespace
+
+// --- Grid --------------------------------------------------------------------------------------
+
+Grid::Grid(int mx, int my) : mx_(mx), my_(my) {
+    check_size(mx, "Mx");
+    check_size(my, "My");
+    if (static_cast<long long>(mx) * my > INT_MAX)
+        throw input_error("grid: " + std::to_string(mx) + "x" + std::to_string(my) + " has more than 2^31 - 1 nodes");
+    set_levels();
+}
+
+void Grid::set_levels() {
+    finest_level_ = std::min(twos(mx_ - 1), twos(my_ - 1));
+    const int cx = (mx_ - 1) >> finest_level_, cy = (my_ - 1) >> finest_level_;
+    // Level l has c * 2^l elements per direction; the coarsest needs at least two (one interior node).
+    coarsest_level_ = (cx == 1 || cy == 1) ? 1 : 0;
+}
+
+Grid Grid::from_widths(std::vector<double> hx, std::vector<double> hy) {
+    check_widths(hx, "x", "");
+    check_widths(hy, "y", "");
+    Grid g(static_cast<int>(hx.size()) + 1, static_cast<int>(hy.size()) + 1);
+    g.hx_ = std::move(hx);
+    g.hy_ = std::move(hy);
+    return g;
+}
+
+Grid Grid::from_coordinates(const std::vector<double>& x, const std::vector<double>& y) {
+    auto widths = [](const std::vector<double>& c, const char* direction) {
+        std::vector<double> h(c.size() > 0 ? c.size() - 1 : 0);
+        for (std::size_t i = 0; i < c.size(); ++i)
+            if (!std::isfinite(c[i]))
+                throw input_error(std::string("grid: the ") + direction + " coordinate of node " + std::to_string(i) +
+                                  " is " + format(c[i]) + "; coordinates must be finite");
+        for (std::size_t e = 0; e < h.size(); ++e) h[e] = c[e + 1] - c[e];
+        check_widths(h, direction, " (coordinates must be strictly increasing)");
+        return h;
+    };
+    return from_widths(widths(x, "x"), widths(y, "y"));
+}
+
+Grid Grid::from_mesh(const TensorMesh& mesh) { return from_widths(mesh.x.widths, mesh.y.widths); }
+
+int Grid::mx_on_level(int level) const { return ((mx_ - 1) >> (finest_level_ - level)) + 1; }
+int Grid::my_on_level(int level) const { return ((my_ - 1) >> (finest_level_ - level)) + 1; }
+
+std::pair<std::vector<std::vector<double>>, std::vector<std::vector<double>>> Grid::split_positions_from(int coarse) const {
+    if (coarse < coarsest_level_ || coarse > finest_level_)
+        throw input_error("grid: level " + std::to_string(coarse) + " is outside the grid's levels " +
+                          std::to_string(coarsest_level_) + ".." + std::to_string(finest_level_));
+    const int count = finest_level_ - coarse;
+    std::vector<std::vector<double>> sx(count), sy(count);
+    if (!has_positions()) {
+        for (int l = 0; l < count; ++l) {
+            sx[l].assign(mx_on_level(coarse + l) - 1, 0.5);
+            sy[l].assign(my_on_level(coarse + l) - 1, 0.5);
+        }
+        return {sx, sy};
+    }
+    // Widths of each level by summing pairs from the finest; t from the finer level's widths.
+    Mesh1D fine_x{hx_}, fine_y{hy_};
+    for (int l = count - 1; l >= 0; --l) {
+        const Mesh1D coarse_x{pairwise_sums(fine_x.widths)}, coarse_y{pairwise_sums(fine_y.widths)};
+        sx[l] = split_positions(coarse_x, fine_x);
+        sy[l] = split_positions(coarse_y, fine_y);
+        fine_x = coarse_x;
+        fine_y = coarse_y;
+    }
+    return {sx, sy};
+}
+
+// --- GridMatrix --------------------------------------------------------------------------------
+
+namespace {
+
+/// Names rows, nodes and bands in messages, and counts how many rows break a rule.
+struct Describer {
+    int mx, my;
+
+    std::string node(long long i, long long j) const {
+        return "(" + std::to_string(i) + ", " + std::to_string(j) + ")";
+    }
+    std::string row(std::size_t p) const {
+        const long long i = static_cast<long long>(p % mx), j = static_cast<long long>(p / mx);
+        return "row " + std::to_string(p) + " (node " + node(i, j) + ", Matrix Market row " + std::to_string(p + 1) + ")";
+    }
+    /// "band NE, column q = node (i, j)" for an on-grid neighbour.
+    std::string entry(std::size_t p, int k) const {
+        const long long i = static_cast<long long>(p % mx) + band_dx(k), j = static_cast<long long>(p / mx) + band_dy(k);
+        const long long q = j * mx + i;
+        return "band " + std::string(band_names[k]) + ", column " + std::to_string(q) + " = node " + node(i, j) +
+               ", Matrix Market entry (" + std::to_string(p + 1) + ", " + std::to_string(q + 1) + ")";
+    }
+    std::string more(long long rows) const {
+        return rows > 1 ? " (" + std::to_string(rows - 1) + " more row" + (rows > 2 ? "s" : "") + " like it)" : "";
+    }
+};
+
+const char* const dirichlet_contract =
+    "adimg's grid transfers treat every node on the edge of the grid (i = 0, j = 0, i = mx-1, j = my-1) as a "
+    "Dirichlet node: its coarse-grid correction is zero, so its value must come from its own row alone. Write "
+    "an edge row as a_qq x_q = a_qq g_q (only the diagonal; a_qq != 1 is scaled to the identity), and eliminate "
+    "the known value from the interior equations: b_p -= a_pq g_q, then a_pq = 0";
+
+}  // namespace
+
+GridMatrix::GridMatrix(Grid grid, NineBands<double> bands, const MatrixChecks& checks)
+    : grid_(std::move(grid)), bands_(std::move(bands)) {
+    if (bands_.mx != grid_.mx() || bands_.my != grid_.my())
+        throw input_error("matrix: the bands are for a " + std::to_string(bands_.mx) + "x" + std::to_string(bands_.my) +
+                          " grid, but the grid is " + std::to_string(grid_.mx()) + "x" + std::to_string(grid_.my()));
+    if (bands_.values.size() != 9 * grid_.nodes())
+        throw input_error("matrix: the bands hold " + std::to_string(bands_.values.size()) + " values, but nine bands of a " +
+                          std::to_string(grid_.mx()) + "x" + std::to_string(grid_.my()) + " grid need 9 * " +
+                          std::to_string(grid_.nodes()) + " = " + std::to_string(9 * grid_.nodes()));
+    check_and_scale(checks);
+}
+
+GridMatrix GridMatrix::from_band_major(Grid grid, const double* values, const MatrixChecks& checks) {
+    if (!values) throw input_error("matrix: the band array is a null pointer");
+    NineBands<double> bands;
+    bands.mx = grid.mx();
+    bands.my = grid.my();
+    bands.values.assign(values, values + 9 * grid.nodes());
+    return GridMatrix(std::move(grid), std::move(bands), checks);
+}
+
+GridMatrix GridMatrix::from_bands(Grid grid, const std::array<const double*, 9>& arrays, const MatrixChecks& checks) {
+    NineBands<double> bands(grid.mx(), grid.my());
+    const std::size_t n = grid.nodes();
+    for (int k = 0; k < 9; ++k) {
+        if (!arrays[k]) throw input_error("matrix: band " + std::string(band_names[k]) + " (k = " + std::to_string(k) + ") is a null pointer");
+        std::copy(arrays[k], arrays[k] + n, bands.values.begin() + static_cast<std::ptrdiff_t>(k * n));
+    }
+    return GridMatrix(std::move(grid), std::move(bands), checks);
+}
+
+GridMatrix GridMatrix::from_eigen(Grid grid, const Eigen::SparseMatrix<double>& A, const MatrixChecks& checks) {
+    NineBands<double> bands;
+    try {
+        bands = adimg::from_eigen(A, grid.mx(), grid.my());
+    } catch (const input_error& e) {
+        throw input_error(std::string("matrix: ") + e.what());
+    }
+    return GridMatrix(std::move(grid), std::move(bands), checks);
+}
+
+void GridMatrix::check_and_scale(const MatrixChecks& checks) {
+    const int mx = grid_.mx(), my = grid_.my();
+    const std::size_t n = grid_.nodes();
+    const Describer d{mx, my};
+    const NineBands<double>& A = bands_;
+    auto on_grid = [&](std::size_t p, int k) {
+        const int i = static_cast<int>(p % mx) + band_dx(k), j = static_cast<int>(p / mx) + band_dy(k);
+        return i >= 0 && i < mx && j >= 0 && j < my;
+    };
+    auto is_edge = [&](std::size_t p) { return on_boundary(static_cast<int>(p % mx), static_cast<int>(p / mx), mx, my); };
+    auto neighbour = [&](std::size_t p, int k) {
+        return static_cast<std::size_t>(static_cast<long long>(p) + static_cast<long long>(band_dy(k)) * mx + band_dx(k));
+    };
+
+    // Each check finds the first offending row, counts all of them, and throws.
+    struct First {
+        long long rows = 0;
+        std::size_t p = 0;
+        int k = 0;
+    };
+    auto scan = [&](auto&& bad) {
+        First f;
+        for (std::size_t p = 0; p < n; ++p)
+            for (int k = 0; k < 9; ++k)
+                if (bad(p, k)) {
+                    if (f.rows++ == 0) {
+                        f.p = p;
+                        f.k = k;
+                    }
+                    break;
+                }
+        return f;
+    };
+
+    if (const First f = scan([&](std::size_t p, int k) { return !std::isfinite(A(k, p)); }); f.rows)
+        throw input_error("matrix: " + d.row(f.p) + ", band " + band_names[f.k] + ": the entry is " + format(A(f.k, f.p)) +
+                          "; every entry must be finite" + d.more(f.rows));
+
+    if (const First f = scan([&](std::size_t p, int k) { return !on_grid(p, k) && A(k, p) != 0.0; }); f.rows) {
+        const int i = static_cast<int>(f.p % mx) + band_dx(f.k), j = static_cast<int>(f.p / mx) + band_dy(f.k);
+        throw input_error("matrix: " + d.row(f.p) + ", band " + band_names[f.k] + " holds " + format(A(f.k, f.p)) +
+                          ", a coupling with node " + d.node(i, j) + ", which is outside the " + std::to_string(mx) + "x" +
+                          std::to_string(my) + " grid; band entries that reach off the grid must be zero (band k = "
+                          "3 (dy + 1) + (dx + 1) couples node (i, j) with (i + dx, j + dy), row p = j * mx + i)" +
+                          d.more(f.rows));
+    }
+
+    if (const First f = scan([&](std::size_t p, int k) { return k == C && !(A(C, p) > 0.0); }); f.rows)
+        throw input_error("matrix: " + d.row(f.p) + ": the diagonal entry is " + format(A(C, f.p)) +
+                          "; every diagonal entry must be positive (multigrid needs a symmetric positive definite "
+                          "matrix)" + d.more(f.rows));
+
+    if (const First f = scan([&](std::size_t p, int k) { return k != C && is_edge(p) && A(k, p) != 0.0; }); f.rows)
+        throw input_error("matrix: " + d.row(f.p) + " is on the edge of the grid but has the off-diagonal entry " +
+                          format(A(f.k, f.p)) + " (" + d.entry(f.p, f.k) + "). " + dirichlet_contract + d.more(f.rows));
+
+    if (const First f = scan([&](std::size_t p, int k) {
+            return k != C && !is_edge(p) && on_grid(p, k) && is_edge(neighbour(p, k)) && A(k, p) != 0.0;
+        });
+        f.rows)
+        throw input_error("matrix: " + d.row(f.p) + " couples into the edge node " +
+                          d.node(static_cast<long long>(neighbour(f.p, f.k) % mx), static_cast<long long>(neighbour(f.p, f.k) / mx)) +
+                          " with " + format(A(f.k, f.p)) + " (" + d.entry(f.p, f.k) + "). " + dirichlet_contract +
+                          d.more(f.rows));
+
+    // Symmetry: a_pq against a_qp = band 8 - k of row q, each pair once (k > C).
+    const double tol = checks.symmetry_tolerance;
+    const double noise = 64.0 * std::numeric_limits<double>::epsilon();
+    auto asymmetric = [&](std::size_t p, int k) {
+        if (k <= C || !on_grid(p, k)) return false;
+        const std::size_t q = neighbour(p, k);
+        const double apq = A(k, p), aqp = A(8 - k, q);
+        const double diff = std::abs(apq - aqp);
+        return diff > tol * std::max(std::abs(apq), std::abs(aqp)) && diff > noise * std::sqrt(A(C, p) * A(C, q));
+    };
+    if (const First f = scan(asymmetric); f.rows) {
+        const std::size_t q = neighbour(f.p, f.k);
+        const double apq = A(f.k, f.p), aqp = A(8 - f.k, q);
+        std::ostringstream rel;
+        rel.precision(3);
+        rel << std::abs(apq - aqp) / std::max(std::abs(apq), std::abs(aqp)) << " exceeds the tolerance " << tol;
+        throw input_error("matrix: not symmetric: " + d.row(f.p) + " has " + format(apq) + " (" + d.entry(f.p, f.k) +
+                          "), but row " + std::to_string(q) + " has " + format(aqp) + " in the transposed position (band " +
+                          band_names[8 - f.k] + "); the relative difference " + rel.str() +
+                          " (MatrixChecks::symmetry_tolerance). adimg's multigrid needs a symmetric positive definite "
+                          "matrix" + d.more(f.rows));
+    }
+
+    // Edge rows a x_p = a g_p become identity rows; solve() scales b with them.
+    for (std::size_t p = 0; p < n; ++p)
+        if (is_edge(p) && bands_(C, p) != 1.0) {
+            scaled_rows_.emplace_back(p, bands_(C, p));
+            bands_(C, p) = 1.0;
+        }
+}
+
+std::vector<double> GridMatrix::solver_rhs(const std::vector<double>& b) const {
+    if (b.size() != grid_.nodes())
+        throw input_error("right-hand side: " + std::to_string(b.size()) + " entries, but the matrix has " +
+                          std::to_string(grid_.nodes()) + " rows");
+    std::vector<double> out = b;
+    for (const auto& [p, a] : scaled_rows_) out[p] /= a;
+    return out;
+}
+
+std::vector<double> GridMatrix::multiply(const std::vector<double>& x) const {
+    if (x.size() != grid_.nodes())
+        throw input_error("multiply: x has " + std::to_string(x.size()) + " entries, but the matrix has " +
+                          std::to_string(grid_.nodes()) + " columns");
+    const BandsView<double> A = view(bands_);
+    std::vector<double> y(x.size());
+    const int mx = grid_.mx(), my = grid_.my();
+#pragma omp parallel for schedule(static)
+    for (int j = 0; j < my; ++j)
+        for (int i = 0; i < mx; ++i) y[static_cast<std::size_t>(j) * mx + i] = row_product<double>(A, x.data(), i, j);
+    for (const auto& [p, a] : scaled_rows_) y[p] *= a;
+    return y;
+}
+
+double GridMatrix::defect_norm(const std::vector<double>& b, const std::vector<double>& x) const {
+    const std::vector<double> Ax = multiply(x);
+    if (b.size() != Ax.size())
+        throw input_error("defect: b has " + std::to_string(b.size()) + " entries, but the matrix has " +
+                          std::to_string(Ax.size()) + " rows");
+    double sum = 0.0;
+    for (std::size_t p = 0; p < b.size(); ++p) sum += (b[p] - Ax[p]) * (b[p] - Ax[p]);
+    return std::sqrt(sum);
+}
+
+// --- the hierarchy and the solver -----------------------------------------------------------
+
+namespace {
+
+int clamp_coarse_level(const Grid& grid, int coarse_level) {
+    return std::clamp(coarse_level, grid.coarsest_level(), grid.finest_level());
+}
+
+}  // namespace
+
+Hierarchy galerkin_hierarchy(const GridMatrix& A, int coarse_level) {
+    const Grid& grid = A.grid();
+    const int coarse = clamp_coarse_level(grid, coarse_level);
+    auto [split_x, split_y] = grid.split_positions_from(coarse);
+    return galerkin_hierarchy(A.bands(), split_x, split_y, grid.finest_level());
+}
+
+GridSolver::GridSolver(SolverOptions options) : solver_(options) {}
+
+void GridSolver::setup(const GridMatrix& A) {
+    const auto start = std::chrono::steady_clock::now();
+    const Hierarchy hierarchy = galerkin_hierarchy(A, solver_.options().coarse_level);
+    hierarchy_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    solver_.setup(hierarchy);
+    scaled_rows_ = A.scaled_rows();
+    coarse_level_ = hierarchy.levels.front().level;
+    finest_level_ = hierarchy.finest().level;
+}
+
+SolveReport GridSolver::solve(const std::vector<double>& b, std::vector<double>& x, const StepCallback& on_step) {
+    if (scaled_rows_.empty() || solver_.setup_count() == 0) return solver_.solve(b, x, on_step);
+    std::vector<double> scaled = b;
+    for (const auto& [p, a] : scaled_rows_)
+        if (p < scaled.size()) scaled[p] /= a;
+    return solver_.solve(scaled, x, on_step);
+}
+
+SolveReport GridSolver::solve(const Eigen::VectorXd& b, Eigen::VectorXd& x, const StepCallback& on_step) {
+    const std::vector<double> bv(b.data(), b.data() + b.size());
+    std::vector<double> xv(x.data(), x.data() + x.size());
+    const SolveReport report = solve(bv, xv, on_step);
+    x = Eigen::Map<const Eigen::VectorXd>(xv.data(), static_cast<Eigen::Index>(xv.size()));
+    return report;
+}
+
+}  // namespace adimg
