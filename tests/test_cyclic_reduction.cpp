@@ -33,9 +33,9 @@ test::Tridiagonal random_system(int n, std::mt19937& rng) {
 /// Runs cyclic_reduction<T> on the host: each phase is a plain loop, which is exactly what a
 /// block of threads does between two barriers, since no phase reads what it writes.
 template <class T>
-std::vector<double> host_cyclic_reduction(const test::Tridiagonal& s, std::vector<int>* touched = nullptr) {
+std::vector<double> host_cyclic_reduction(const test::Tridiagonal& s, bool staged_odds, std::vector<int>* touched = nullptr) {
     const int n = static_cast<int>(s.b.size());
-    const CrLayout layout = make_cr_layout(n, sizeof(T));
+    const CrLayout layout = make_cr_layout(n, sizeof(T), staged_odds);
     std::vector<T> shared(layout.words, std::numeric_limits<T>::quiet_NaN());
     std::vector<double> x(n, std::numeric_limits<double>::quiet_NaN());
     auto phase = [](int count, auto&& body) {
@@ -74,10 +74,12 @@ TEMPLATE_TEST_CASE("host cyclic reduction agrees with Thomas for line lengths 1.
     std::mt19937 rng(7);
     const double tolerance = sizeof(TestType) == 4 ? 2e-5 : 1e-13;
     for (int n : line_lengths()) {
-        const test::Tridiagonal s = random_system(n, rng);
-        const double error = relative_error(host_cyclic_reduction<TestType>(s), test::thomas(s));
-        INFO("n = " << n << ": relative max-norm difference " << error);
-        REQUIRE(error < tolerance);
+        for (bool staged : {true, false}) {
+            const test::Tridiagonal s = random_system(n, rng);
+            const double error = relative_error(host_cyclic_reduction<TestType>(s, staged), test::thomas(s));
+            INFO("n = " << n << (staged ? " with" : " without") << " O_0: relative max-norm difference " << error);
+            REQUIRE(error < tolerance);
+        }
     }
 }
 
@@ -111,10 +113,12 @@ TEST_CASE("cyclic-reduction layout: regions disjoint and inside the buffer, ever
     }
     std::mt19937 rng(3);
     for (int n : {5, 33, 1025}) {
-        std::vector<int> touched;
-        host_cyclic_reduction<float>(random_system(n, rng), &touched);
-        const CrLayout L = make_cr_layout(n, 4);
-        REQUIRE(std::all_of(touched.begin(), touched.end(), [&](int w) { return w >= 0 && w < L.words; }));
+        for (bool staged : {true, false}) {
+            std::vector<int> touched;
+            host_cyclic_reduction<float>(random_system(n, rng), staged, &touched);
+            const CrLayout L = make_cr_layout(n, 4, staged);
+            REQUIRE(std::all_of(touched.begin(), touched.end(), [&](int w) { return w >= 0 && w < L.words; }));
+        }
     }
 }
 
@@ -140,7 +144,9 @@ TEST_CASE("cyclic-reduction writes are bank-conflict free: E and O bases differ 
 
 TEST_CASE("an H200 block (227 KiB of shared memory) holds float lines of 8193 and double lines of 4097", "[cyclic-reduction]") {
     const std::size_t h200_bytes = 227 * 1024;
-    CHECK(make_cr_layout(8193, 4).words * 4u <= h200_bytes);
-    CHECK(make_cr_layout(4097, 8).words * 8u <= h200_bytes);
-    CHECK(make_cr_layout(8193, 8).words * 8u > h200_bytes);  // double level-13 lines do not fit
+    for (bool staged : {true, false}) {
+        CHECK(make_cr_layout(8193, 4, staged).words * 4u <= h200_bytes);
+        CHECK(make_cr_layout(4097, 8, staged).words * 8u <= h200_bytes);
+        CHECK(make_cr_layout(8193, 8, staged).words * 8u > h200_bytes);  // double level-13 lines do not fit
+    }
 }

@@ -10,8 +10,11 @@
 // needs three words, not four, and the back substitution needs no division.
 // Storage, in words of T inside one buffer:
 //   E_k  the even equations of every level (a, c, v), kept for the back substitution;
-//   O_0  the odd equations of level 0, so that the line is read from memory in one coalesced
-//        pass (thread t loads equation t) with all loads independent;
+//   O_0  optionally, the odd equations of level 0, so that the line is read from memory in one
+//        coalesced pass (thread t loads equation t) with all loads independent. Without it the
+//        even equations are loaded first and the first reduction loads the odd ones itself:
+//        two dependent passes, but 1.5 n words less shared memory, which lets more lines run
+//        at once on long lines (bench/PERFORMANCE.md has the measurements);
 //   O_k  the odd equations of level k >= 1, the input of the next reduction; two ping-pong
 //        buffers (levels 1, 3, 5, ... and 2, 4, ...), since each phase reads one and writes the other;
 //   X_k  the solution of level k >= 1, again two ping-pong buffers, placed over the O buffers,
@@ -22,8 +25,8 @@
 // words of E and 16 of O. These hit disjoint banks when the two bases differ by 64 bytes modulo
 // 128 (16 banks of 4 bytes; for double, each half-warp's 8 + 8 doubles likewise), so each E_k is
 // padded to meet that. All reads are of consecutive (or identical) words. The back substitution
-// has thread alpha write X_k[alpha], consecutive again. Total: about 5.6 n words (float lines of
-// 8193 unknowns take 184 KiB, double lines of 4097 too).
+// has thread alpha write X_k[alpha], consecutive again. Total: about 4.1 n words, 5.6 n with O_0
+// (float lines of 8193 unknowns take 135 KiB without, 184 KiB with it).
 
 #include <adimg/host_device.hpp>
 
@@ -42,6 +45,7 @@ struct CrLayout {
     int odd_offset[2];                ///< start of the two O ping-pong buffers
     int odd_size = 0;                 ///< words per O array (both buffers)
     int solution_offset[2];           ///< start of the two X ping-pong buffers, inside the O region
+    bool staged_odds = false;         ///< O_0 is used: the line is loaded in one pass
     int first_odd_offset = 0;         ///< start of O_0 (3 arrays of first_odd_size words)
     int first_odd_size = 0;
     int words = 0;                    ///< total words: 3 E arrays, 3 O arrays (holding X later), O_0
@@ -55,10 +59,11 @@ struct CrLayout {
     ADIMG_HD int first_odd_base(int array) const { return first_odd_offset + array * first_odd_size; }
 };
 
-/// Computes the layout for n >= 1 equations of `word_bytes` each.
-inline CrLayout make_cr_layout(int n, int word_bytes) {
+/// Computes the layout for n >= 1 equations of `word_bytes` each, with or without O_0.
+inline CrLayout make_cr_layout(int n, int word_bytes, bool staged_odds = true) {
     CrLayout L{};
     L.n = n;
+    L.staged_odds = staged_odds;
     while ((n >> (L.levels + 1)) >= 1) ++L.levels;
     // O buffers: odd equations of levels 1, 3, ... go to buffer 1, of levels 2, 4, ... to buffer 0.
     const int odd1 = n >> 2, odd0 = n >> 3;  // o_1 = n_2, o_2 = n_3 (the largest of each parity)
@@ -86,8 +91,8 @@ inline CrLayout make_cr_layout(int n, int word_bytes) {
     const int odd_region_end = 3 * L.even_size + std::max(3 * L.odd_size, (n >> 1) + (n >> 2) + 1);
     // O_0 starts 64 bytes past a 128-byte boundary, as E_0 starts on one (see above).
     L.first_odd_offset = (odd_region_end + period - 1) / period * period + half;
-    L.first_odd_size = ((n >> 1) + period - 1) / period * period;
-    L.words = L.first_odd_offset + 3 * L.first_odd_size;
+    L.first_odd_size = staged_odds ? ((n >> 1) + period - 1) / period * period : 0;
+    L.words = staged_odds ? L.first_odd_offset + 3 * L.first_odd_size : odd_region_end;
     return L;
 }
 
@@ -141,20 +146,25 @@ ADIMG_HD void cyclic_reduction(const CrLayout& L, T* shared, Phase&& phase, Load
                              shared[base_of_array0 + 2 * stride + i]};
     };
     const int es = L.even_size, os = L.odd_size;
-    // Level 0: thread t loads equation t (consecutive threads, consecutive addresses), evens to
-    // E_0 and odds to O_0.
-    phase(L.n, [&](int i) {
-        if (i % 2 == 0)
-            put(L.even_base(0, 0), es, i / 2, load(i));
-        else
-            put(L.first_odd_base(0), L.first_odd_size, i / 2, load(i));
-    });
+    // Level 0: with O_0, thread t loads equation t (consecutive threads, consecutive addresses),
+    // evens to E_0 and odds to O_0; without, only the evens are loaded here.
+    if (L.staged_odds) {
+        phase(L.n, [&](int i) {
+            if (i % 2 == 0)
+                put(L.even_base(0, 0), es, i / 2, load(i));
+            else
+                put(L.first_odd_base(0), L.first_odd_size, i / 2, load(i));
+        });
+    } else {
+        phase(L.evens(0), [&](int i) { put(L.even_base(0, 0), es, i, load(2 * i)); });
+    }
     // Reductions: S_{k+1}[beta] from the odd equation 2 beta + 1 of S_k and its even neighbours.
     for (int k = 0; k < L.levels; ++k) {
         phase(L.size(k + 1), [&](int beta) {
             const CrEquation<T> lo = get(L.even_base(0, k), es, beta);
-            const CrEquation<T> mid =
-                k == 0 ? get(L.first_odd_base(0), L.first_odd_size, beta) : get(L.odd_base(0, k), os, beta);
+            const CrEquation<T> mid = k > 0          ? get(L.odd_base(0, k), os, beta)
+                                      : L.staged_odds ? get(L.first_odd_base(0), L.first_odd_size, beta)
+                                                      : load(2 * beta + 1);
             const bool has_hi = 2 * beta + 2 < L.size(k);
             const CrEquation<T> hi = has_hi ? get(L.even_base(0, k), es, beta + 1) : lo;
             const CrEquation<T> e = cr_reduce(lo, mid, has_hi ? &hi : nullptr);

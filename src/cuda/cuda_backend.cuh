@@ -40,7 +40,7 @@ public:
         int lo = 1, hi = 1 << 16;
         while (lo + 1 < hi) {
             const int mid = (lo + hi) / 2;
-            (make_cr_layout(mid, sizeof(T)).words * sizeof(T) <= shared_limit_ ? lo : hi) = mid;
+            (make_cr_layout(mid, sizeof(T), false).words * sizeof(T) <= shared_limit_ ? lo : hi) = mid;
         }
         return lo;
     }
@@ -148,8 +148,8 @@ public:
     /// cuSPARSE's gtsv2StridedBatch) in place in x, one block of `threads` per system.
     template <class T>
     void solve_batch(const vector<T>& dl, const vector<T>& d, const vector<T>& du, vector<T>& x, int n, int batch,
-                     int threads = 0) {
-        const CrLayout layout = line_layout<T>(n);
+                     int threads = 0, int staged = -1) {
+        const CrLayout layout = line_layout<T>(n, staged);
         const std::size_t bytes = allow_shared(kernels::tridiagonal_batch<T>, layout, sizeof(T));
         kernels::tridiagonal_batch<<<batch, threads > 0 ? threads : line_threads(n), bytes, stream_>>>(
             dl.data(), d.data(), du.data(), x.data(), layout);
@@ -206,9 +206,12 @@ public:
     }
 
     /// Layout of a line of `length` unknowns; throws device_error if it does not fit shared memory.
+    /// `staged` chooses the one-pass load with O_0 (1: yes, 0: no, -1: by length: only while a
+    /// block still needs at most 64 KiB, so that at least three lines run per multiprocessor).
     template <class T>
-    CrLayout line_layout(int length) const {
-        const CrLayout layout = make_cr_layout(length, sizeof(T));
+    CrLayout line_layout(int length, int staged = -1) const {
+        const bool stage = staged >= 0 ? staged == 1 : make_cr_layout(length, sizeof(T), true).words * sizeof(T) <= 64 * 1024;
+        const CrLayout layout = make_cr_layout(length, sizeof(T), stage);
         const std::size_t bytes = layout.words * sizeof(T);
         if (bytes > shared_limit_)
             throw device_error("a line of " + std::to_string(length) + " unknowns needs " + std::to_string(bytes / 1024) +
