@@ -50,7 +50,7 @@ struct SolverOptions {
     int post_smooth = 4;      ///< post-smoothing steps; one ADI application counts as two
     int coarse_level = 1;     ///< refinement level of the coarsest grid (1: 3x3 nodes)
     CoarsePreconditioner coarse_preconditioner = CoarsePreconditioner::jacobi;
-    double coarse_digits = 6.0;  ///< digits the coarse PCG gains per call
+    int coarse_iterations = 64;  ///< PCG iterations on the coarsest grid, at most (and at most its unknowns)
     InnerStop inner;             ///< inner stopping rule of the mixed solver
     int inner_max_cycles = 32;   ///< cap on inner cycles per outer step in digits mode
     double digits = 8.0;         ///< stop once the defect has dropped by this many digits

@@ -24,9 +24,9 @@ std::string describe(const SolverOptions& o) {
                                                                : "");
     std::snprintf(buffer, sizeof buffer,
                   "precision %s, smoother %s, %d pre + %d post steps, V-cycle down to level %d "
-                  "(PCG with %s, %g digits)%s, stop at %g digits",
+                  "(PCG with %s, at most %d iterations)%s, stop at %g digits",
                   to_string(o.precision).c_str(), smoother.c_str(), o.pre_smooth, o.post_smooth, o.coarse_level,
-                  to_string(o.coarse_preconditioner).c_str(), o.coarse_digits,
+                  to_string(o.coarse_preconditioner).c_str(), o.coarse_iterations,
                   o.precision == Precision::mixed
                       ? (", inner " + to_string(o.inner) +
                          (o.inner.kind == InnerStop::Kind::digits ? " (max " + std::to_string(o.inner_max_cycles) + " cycles)" : ""))

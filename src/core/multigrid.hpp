@@ -26,7 +26,8 @@ public:
     Multigrid(Backend& backend, const Hierarchy& hierarchy, const SolverOptions& options)
         : be_(backend),
           options_(options),
-          coarse_(backend, hierarchy.levels.front().A.rows(), options.coarse_preconditioner, options.coarse_digits) {
+          coarse_(backend, hierarchy.levels.front().A.mx, hierarchy.levels.front().A.my, options.coarse_preconditioner,
+                  options.coarse_iterations) {
         for (const HostLevel& host : hierarchy.levels) {
             const std::size_t n = host.A.rows();
             levels_.push_back(Level{host.level, host.A.mx, host.A.my, be_.template make_matrix<T>(host.A),
@@ -58,26 +59,10 @@ public:
     Vector& solution() { return levels_.back().x; }
     const Matrix& finest_matrix() const { return levels_.back().A; }
 
-    /// One V-cycle on the finest level: x <- x + MG (b - A x).
+    /// One V-cycle on the finest level: x <- x + MG (b - A x). Nothing in it waits for the host,
+    /// so a backend may record it once and replay it (the CUDA backend as a graph).
     void cycle() {
-        const std::size_t finest = levels_.size() - 1;
-        for (std::size_t l = finest; l > 0; --l) {
-            Level& level = levels_[l];
-            if (l != finest) be_.fill(level.x, T(0));
-            smooth(level, options_.pre_smooth);
-            be_.defect(level.A, level.b, level.x, level.d);
-            Level& coarse = levels_[l - 1];
-            be_.restrict_to(level.d, level.mx, level.my, coarse.split_x, coarse.split_y, coarse.b);
-        }
-        Level& coarsest = levels_.front();
-        if (finest != 0) be_.fill(coarsest.x, T(0));
-        coarse_.solve(coarsest.A, coarsest.b, coarsest.x);
-        for (std::size_t l = 1; l <= finest; ++l) {
-            Level& level = levels_[l];
-            const Level& coarse = levels_[l - 1];
-            be_.prolong_add(coarse.x, coarse.split_x, coarse.split_y, level.x, level.mx, level.my);
-            smooth(level, options_.post_smooth);
-        }
+        be_.replay(this, [this] { record_cycle(); });
     }
 
     /// ||b - A x|| on the finest level, leaving the defect in d.
@@ -98,6 +83,27 @@ public:
     }
 
 private:
+    void record_cycle() {
+        const std::size_t finest = levels_.size() - 1;
+        for (std::size_t l = finest; l > 0; --l) {
+            Level& level = levels_[l];
+            if (l != finest) be_.fill(level.x, T(0));
+            smooth(level, options_.pre_smooth);
+            be_.defect(level.A, level.b, level.x, level.d);
+            Level& coarse = levels_[l - 1];
+            be_.restrict_to(level.d, level.mx, level.my, coarse.split_x, coarse.split_y, coarse.b);
+        }
+        Level& coarsest = levels_.front();
+        if (finest != 0) be_.fill(coarsest.x, T(0));
+        coarse_.solve(coarsest.A, coarsest.b, coarsest.x);
+        for (std::size_t l = 1; l <= finest; ++l) {
+            Level& level = levels_[l];
+            const Level& coarse = levels_[l - 1];
+            be_.prolong_add(coarse.x, coarse.split_x, coarse.split_y, level.x, level.mx, level.my);
+            smooth(level, options_.post_smooth);
+        }
+    }
+
     struct Level {
         int level, mx, my;
         Matrix A;
@@ -111,13 +117,18 @@ private:
         return v;
     }
 
-    /// `steps` smoothing steps; an ADI application (x-lines, then y-lines) counts as two.
+    /// `steps` smoothing steps; an ADI application (x-lines, then y-lines) counts as two. The
+    /// out-of-place smoothers swap x and scratch after each step; after an odd number of steps
+    /// the result is copied back, so that x is the same buffer at every call (a recorded cycle
+    /// replays with fixed buffers).
     void smooth(Level& level, int steps) {
+        int swaps = 0;
         for (int s = 0; s < steps; ++s) {
             switch (options_.smoother) {
             case Smoother::jacobi:
                 be_.jacobi(level.A, level.b, level.x, level.scratch, T(options_.omega));
                 std::swap(level.x, level.scratch);
+                ++swaps;
                 break;
             case Smoother::gauss_seidel:
                 be_.gauss_seidel(level.A, level.b, level.x);
@@ -126,8 +137,13 @@ private:
                 be_.line_relax(level.A, level.b, level.x, level.scratch, s % 2 == 0 ? Direction::x : Direction::y,
                                T(options_.line_omega));
                 std::swap(level.x, level.scratch);
+                ++swaps;
                 break;
             }
+        }
+        if (swaps % 2 == 1) {
+            std::swap(level.x, level.scratch);
+            be_.scale_convert(1.0, level.scratch, level.x);
         }
     }
 
@@ -135,6 +151,11 @@ private:
     SolverOptions options_;
     std::vector<Level> levels_;
     Pcg<Backend, T> coarse_;
+
+public:
+    Multigrid(const Multigrid&) = delete;
+    Multigrid& operator=(const Multigrid&) = delete;
+    ~Multigrid() { be_.forget(this); }
 };
 
 }  // namespace adimg

@@ -4,64 +4,64 @@
 #include <adimg/options.hpp>
 #include <adimg/stencil.hpp>
 
-#include <cmath>
+#include <algorithm>
 #include <cstddef>
 
 namespace adimg {
 
-/// Solves A x = b on the coarsest level to `digits` relative digits (or until the iteration cap),
-/// preconditioned by one Jacobi step or one ADI application (x-lines, then y-lines) from zero.
-/// Since the ADI preconditioner is not symmetric, beta uses the Polak–Ribière formula, which keeps
-/// CG convergent for a varying preconditioner and equals Fletcher–Reeves for a fixed SPD one.
+/// Solves A x = b on the coarsest level by a fixed number of PCG iterations, preconditioned by
+/// one Jacobi step or one ADI application (x-lines, then y-lines) from zero.
+///
+/// The iteration count is fixed (by default the number of interior unknowns, after which CG is
+/// exact in exact arithmetic, at most `iterations`), and the scalars alpha and beta stay in the
+/// backend's memory: the solve never waits for the host, so the CUDA backend can replay a whole
+/// V-cycle as one graph. A zero denominator (an exactly solved system) gives a zero step.
+/// Since the ADI preconditioner is not symmetric, beta uses the Polak–Ribière formula, which
+/// keeps CG convergent for a varying preconditioner and equals Fletcher–Reeves for a fixed SPD one.
 template <class Backend, class T>
 class Pcg {
 public:
     using Vector = typename Backend::template vector<T>;
     using Matrix = typename Backend::template matrix<T>;
 
-    Pcg(Backend& backend, std::size_t n, CoarsePreconditioner preconditioner, double digits)
+    Pcg(Backend& backend, int mx, int my, CoarsePreconditioner preconditioner, int iterations)
         : be_(backend),
           preconditioner_(preconditioner),
-          tolerance_(std::pow(10.0, -digits)),
-          max_iterations_(static_cast<int>(2 * n + 10)),
-          r_(be_.template make_vector<T>(n)),
-          z_(be_.template make_vector<T>(n)),
-          z_old_(be_.template make_vector<T>(n)),
-          p_(be_.template make_vector<T>(n)),
-          q_(be_.template make_vector<T>(n)),
-          zero_(be_.template make_vector<T>(n)) {}
+          iterations_(std::min(std::max(mx - 2, 1) * std::max(my - 2, 1), iterations)),
+          r_(make(mx, my)),
+          z_(make(mx, my)),
+          z_old_(make(mx, my)),
+          p_(make(mx, my)),
+          q_(make(mx, my)),
+          zero_(make(mx, my)),
+          scalars_(be_.template make_vector<double>(4)) {}
 
-    /// Improves x in place. Returns the iterations taken.
-    int solve(const Matrix& A, const Vector& b, Vector& x) {
+    /// Improves x in place.
+    void solve(const Matrix& A, const Vector& b, Vector& x) {
+        double* const s = scalars_.data();
+        double *rz = s, *rz_next = s + 1, *pq = s + 2, *r_z_old = s + 3;
         be_.defect(A, b, x, r_);
-        const double r0 = be_.norm2(r_);
-        if (r0 == 0.0 || !std::isfinite(r0)) return 0;
         precondition(A);
         be_.scale_convert(1.0, z_, p_);
-        double rz = be_.dot(r_, z_);
-        int it = 0;
-        for (; it < max_iterations_; ++it) {
+        be_.dot(r_, z_, rz);
+        for (int it = 0; it < iterations_; ++it) {
             be_.defect(A, zero_, p_, q_);  // q = -A p: the defect of p against a zero right-hand side
-            const double pAp = -be_.dot(p_, q_);
-            if (!(pAp > 0.0)) break;  // converged to rounding, or A is not SPD on this subspace
-            const double alpha = rz / pAp;
-            be_.axpy(alpha, p_, x);
-            be_.axpy(alpha, q_, r_);  // r -= alpha A p
-            if (be_.norm2(r_) <= tolerance_ * r0) {
-                ++it;
-                break;
-            }
+            be_.dot(p_, q_, pq);           // -p·Ap
+            be_.axpy_ratio(rz, pq, -1.0, p_, x);  // x += alpha p, alpha = rz / p·Ap
+            be_.axpy_ratio(rz, pq, -1.0, q_, r_);  // r -= alpha A p
+            if (it + 1 == iterations_) break;
             be_.scale_convert(1.0, z_, z_old_);
             precondition(A);
-            const double rz_new = be_.dot(r_, z_);
-            const double beta = (rz_new - be_.dot(r_, z_old_)) / rz;
-            rz = rz_new;
-            be_.xpay(z_, beta, p_);
+            be_.dot(r_, z_, rz_next);
+            be_.dot(r_, z_old_, r_z_old);
+            be_.xpay_ratio(z_, rz_next, r_z_old, rz, p_);  // p = z + beta p
+            std::swap(rz, rz_next);
         }
-        return it;
     }
 
 private:
+    Vector make(int mx, int my) { return be_.template make_vector<T>(static_cast<std::size_t>(mx) * my); }
+
     /// z = M^-1 r
     void precondition(const Matrix& A) {
         if (preconditioner_ == CoarsePreconditioner::jacobi) {
@@ -74,9 +74,9 @@ private:
 
     Backend& be_;
     CoarsePreconditioner preconditioner_;
-    double tolerance_;
-    int max_iterations_;
+    int iterations_;
     Vector r_, z_, z_old_, p_, q_, zero_;
+    typename Backend::template vector<double> scalars_;  // rz, rz_next, p·q, r·z_old
 };
 
 }  // namespace adimg

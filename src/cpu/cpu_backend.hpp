@@ -6,6 +6,8 @@
 #include <adimg/nine_bands.hpp>
 #include <adimg/stencil.hpp>
 
+#include "../core/scalar_ratio.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -196,6 +198,30 @@ public:
     double norm2(const vector<T>& x) {
         return std::sqrt(dot(x, x));
     }
+
+    // --- scalars that stay in the backend's memory (what keeps PCG free of host round trips) --
+    /// *out = x·y
+    template <class T>
+    void dot(const vector<T>& x, const vector<T>& y, double* out) {
+        *out = dot(x, y);
+    }
+    /// y += sign (num / den) x; zero if den is zero (an exactly solved system).
+    template <class T>
+    void axpy_ratio(const double* num, const double* den, double sign, const vector<T>& x, vector<T>& y) {
+        axpy(scalar_ratio(*num, 0.0, *den) * sign, x, y);
+    }
+    /// y = x + ((num - num_minus) / den) y; zero ratio if den is zero.
+    template <class T>
+    void xpay_ratio(const vector<T>& x, const double* num, const double* num_minus, const double* den, vector<T>& y) {
+        xpay(x, scalar_ratio(*num, *num_minus, *den), y);
+    }
+
+    /// Runs `body`; the CUDA backend records it once and replays it as a graph.
+    template <class Body>
+    void replay(const void* /*key*/, Body&& body) {
+        body();
+    }
+    void forget(const void* /*key*/) {}
 };
 
 }  // namespace adimg

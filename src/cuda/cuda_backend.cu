@@ -1,5 +1,7 @@
 #include "cuda_backend.cuh"
 
+#include <cstdlib>
+
 #include "../core/engine.hpp"
 
 namespace adimg {
@@ -46,6 +48,8 @@ CudaBackend::CudaBackend() {
     // buffers are zeroed (cudaMemset) and the hierarchy is uploaded, so no kernel can see a
     // buffer before those finish.
     ADIMG_CUDA_CHECK(cudaStreamCreate(&stream_));
+    const char* no_graphs = std::getenv("ADIMG_NO_GRAPHS");
+    graphs_enabled_ = !(no_graphs && std::string(no_graphs) == "1");
     partial_ = DeviceVector<double>(partial_count);
     result_ = DeviceVector<double>(1);
     ADIMG_CUDA_CHECK(cudaMallocHost(&host_result_, sizeof(double)));
@@ -55,7 +59,16 @@ CudaBackend::CudaBackend() {
     }
 }
 
+void CudaBackend::forget(const void* key) {
+    const auto it = recordings_.find(key);
+    if (it == recordings_.end()) return;
+    if (it->second.exec) cudaGraphExecDestroy(it->second.exec);
+    recordings_.erase(it);
+}
+
 CudaBackend::~CudaBackend() {
+    for (auto& [key, recording] : recordings_)
+        if (recording.exec) cudaGraphExecDestroy(recording.exec);
     for (int i = 0; i < 2; ++i) {
         if (staging_[i]) cudaFreeHost(staging_[i]);
         if (staged_[i]) cudaEventDestroy(staged_[i]);

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <cmath>
 #include <tuple>
 #include <string>
@@ -205,6 +206,60 @@ public:
         return std::sqrt(dot(x, x));
     }
 
+    // --- scalars that stay on the device (what keeps PCG free of host round trips) ----------
+    /// *out = x·y, written on the device.
+    template <class T>
+    void dot(const vector<T>& x, const vector<T>& y, double* out) {
+        const int count = std::min<int>(partial_count, blocks(x.size()));
+        kernels::dot_partial<<<count, kernels::reduce_threads, 0, stream_>>>(x.data(), y.data(), x.size(), partial_.data());
+        ADIMG_CUDA_CHECK_LAUNCH("dot_partial kernel");
+        kernels::dot_final<<<1, 1024, 0, stream_>>>(partial_.data(), count, out);
+        ADIMG_CUDA_CHECK_LAUNCH("dot_final kernel");
+    }
+    /// y += sign (num / den) x with the scalars on the device; zero if den is zero.
+    template <class T>
+    void axpy_ratio(const double* num, const double* den, double sign, const vector<T>& x, vector<T>& y) {
+        kernels::axpy_ratio<<<blocks(y.size()), 256, 0, stream_>>>(num, den, sign, x.data(), y.data(), y.size());
+        ADIMG_CUDA_CHECK_LAUNCH("axpy_ratio kernel");
+    }
+    /// y = x + ((num - num_minus) / den) y with the scalars on the device.
+    template <class T>
+    void xpay_ratio(const vector<T>& x, const double* num, const double* num_minus, const double* den, vector<T>& y) {
+        kernels::xpay_ratio<<<blocks(y.size()), 256, 0, stream_>>>(x.data(), num, num_minus, den, y.data(), y.size());
+        ADIMG_CUDA_CHECK_LAUNCH("xpay_ratio kernel");
+    }
+
+    /// Runs `body`, whose work goes to this backend's stream and never waits for the host. The
+    /// first call runs it directly (it may allocate: scratch buffers, transposed bands); the
+    /// second records it as a CUDA graph; later calls launch that graph, one launch instead of
+    /// hundreds. The buffers it uses must stay the same between calls (Multigrid keeps them).
+    template <class Body>
+    void replay(const void* key, Body&& body) {
+        Recording& r = recordings_[key];
+        if (r.calls++ == 0 || !graphs_enabled_) {
+            body();
+            return;
+        }
+        if (!r.exec) {
+            cudaGraph_t graph = nullptr;
+            ADIMG_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeRelaxed));
+            try {
+                body();
+            } catch (...) {
+                cudaStreamEndCapture(stream_, &graph);
+                if (graph) cudaGraphDestroy(graph);
+                throw;
+            }
+            ADIMG_CUDA_CHECK(cudaStreamEndCapture(stream_, &graph));
+            const cudaError_t status = cudaGraphInstantiate(&r.exec, graph, 0);
+            cudaGraphDestroy(graph);
+            ADIMG_CUDA_CHECK(status);
+        }
+        ADIMG_CUDA_CHECK(cudaGraphLaunch(r.exec, stream_));
+    }
+    /// Drops what replay() recorded for `key` (its owner is going away).
+    void forget(const void* key);
+
     /// Layout of a line of `length` unknowns; throws device_error if it does not fit shared memory.
     /// `staged` chooses the one-pass load with O_0 (1: yes, 0: no, -1: by length: only while a
     /// block still needs at most 64 KiB, so that at least three lines run per multiprocessor).
@@ -285,6 +340,13 @@ private:
         ADIMG_CUDA_CHECK(cudaEventSynchronize(staged_[c % 2]));
         return staging_[c % 2];
     }
+
+    struct Recording {
+        int calls = 0;
+        cudaGraphExec_t exec = nullptr;
+    };
+    std::map<const void*, Recording> recordings_;
+    bool graphs_enabled_ = true;  // ADIMG_NO_GRAPHS=1 turns replay into plain launches (for comparisons)
 
     static constexpr std::size_t staging_bytes = std::size_t(4) << 20;
     char* staging_[2] = {nullptr, nullptr};  // pinned

@@ -5,6 +5,7 @@
 #include <adimg/stencil.hpp>
 
 #include "../core/cyclic_reduction.hpp"
+#include "../core/scalar_ratio.hpp"
 
 #include <cstddef>
 
@@ -162,6 +163,19 @@ __global__ void xpay(const T* __restrict__ x, double beta, T* __restrict__ y, st
 template <class S, class T>
 __global__ void scale_convert(double alpha, const S* __restrict__ src, T* __restrict__ dst, std::size_t n) {
     ADIMG_GRID_STRIDE(p, n) dst[p] = T(alpha * src[p]);
+}
+
+template <class T>
+__global__ void axpy_ratio(const double* num, const double* den, double sign, const T* __restrict__ x, T* __restrict__ y,
+                           std::size_t n) {
+    const double alpha = sign * scalar_ratio(*num, 0.0, *den);
+    ADIMG_GRID_STRIDE(p, n) y[p] = T(y[p] + alpha * x[p]);
+}
+template <class T>
+__global__ void xpay_ratio(const T* __restrict__ x, const double* num, const double* num_minus, const double* den,
+                           T* __restrict__ y, std::size_t n) {
+    const double beta = scalar_ratio(*num, *num_minus, *den);
+    ADIMG_GRID_STRIDE(p, n) y[p] = T(x[p] + beta * y[p]);
 }
 
 /// Deterministic dot product, first pass: one double partial sum per block.
