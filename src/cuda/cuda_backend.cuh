@@ -152,7 +152,7 @@ public:
                      int threads = 0, int staged = -1) {
         const CrLayout layout = line_layout<T>(n, staged);
         const std::size_t bytes = allow_shared(kernels::tridiagonal_batch<T>, layout, sizeof(T));
-        kernels::tridiagonal_batch<<<batch, threads > 0 ? threads : line_threads(n), bytes, stream_>>>(
+        kernels::tridiagonal_batch<<<batch, threads > 0 ? threads : line_threads<T>(n), bytes, stream_>>>(
             dl.data(), d.data(), du.data(), x.data(), layout);
         ADIMG_CUDA_CHECK_LAUNCH("tridiagonal_batch kernel");
     }
@@ -261,11 +261,11 @@ public:
     void forget(const void* key);
 
     /// Layout of a line of `length` unknowns; throws device_error if it does not fit shared memory.
-    /// `staged` chooses the one-pass load with O_0 (1: yes, 0: no, -1: by length: only while a
-    /// block still needs at most 64 KiB, so that at least three lines run per multiprocessor).
+    /// `staged` chooses the one-pass load with O_0 (1: yes, 0: no, -1: as measured fastest by
+    /// bench/tridiagonal_bench on the H200: one pass only for double lines up to 1025 unknowns).
     template <class T>
     CrLayout line_layout(int length, int staged = -1) const {
-        const bool stage = staged >= 0 ? staged == 1 : make_cr_layout(length, sizeof(T), true).words * sizeof(T) <= 64 * 1024;
+        const bool stage = staged >= 0 ? staged == 1 : sizeof(T) == 8 && length <= 1025;
         const CrLayout layout = make_cr_layout(length, sizeof(T), stage);
         const std::size_t bytes = layout.words * sizeof(T);
         if (bytes > shared_limit_)
@@ -276,11 +276,14 @@ public:
                                " unknowns; use a lower level, or the jacobi or gauss-seidel smoother");
         return layout;
     }
-    /// Threads per line: 256 up to 2049 unknowns, 512 beyond (the fastest in the block-size sweep
-    /// of bench/tridiagonal_bench on the H200), fewer for short lines.
+    /// Threads per line, as measured fastest by bench/tridiagonal_bench on the H200: 128 (float)
+    /// or 256 (double) up to 1025 unknowns, 256 or 512 up to 2049, 512 beyond; fewer for short lines.
+    template <class T>
     static int line_threads(int length) {
-        return std::clamp(1 << static_cast<int>(std::ceil(std::log2(std::max(length / 2, 1)))), 32,
-                          length > 2049 ? kernels::max_line_threads : 256);
+        const int cap = length <= 1025   ? (sizeof(T) == 4 ? 128 : 256)
+                        : length <= 2049 ? (sizeof(T) == 4 ? 256 : 512)
+                                         : kernels::max_line_threads;
+        return std::clamp(1 << static_cast<int>(std::ceil(std::log2(std::max(length / 2, 1)))), 32, cap);
     }
 
 private:
@@ -293,7 +296,7 @@ private:
         const int length = along_x ? A.mx : A.my, lines = along_x ? A.my : A.mx;
         const CrLayout layout = line_layout<T>(length);
         const std::size_t bytes = allow_shared(kernels::line_relax<T>, layout, sizeof(T));
-        kernels::line_relax<<<lines, line_threads(length), bytes, stream_>>>(A, b, x_in, x_out, direction, omega, layout);
+        kernels::line_relax<<<lines, line_threads<T>(length), bytes, stream_>>>(A, b, x_in, x_out, direction, omega, layout);
         ADIMG_CUDA_CHECK_LAUNCH("line_relax kernel");
     }
     /// out (cols x rows) = in (rows x cols) transposed.
