@@ -98,10 +98,10 @@ public:
     /// The split positions of every coarsening from level `coarse` up to the finest, as
     /// galerkin_hierarchy() takes them: entry 0 splits level `coarse` into level `coarse + 1`.
     /// t = 1/2 without positions, from the widths with them.
-    std::pair<std::vector<std::vector<double>>, std::vector<std::vector<double>>> split_positions_from(int coarse) const;
+    std::pair<std::vector<std::vector<double>>, std::vector<std::vector<double>>> split_positions_from(
+        int coarse) const;
 
 private:
-    Grid() = default;
     void set_levels();
 
     int mx_ = 0, my_ = 0;

@@ -108,7 +108,8 @@ Grid Grid::from_mesh(const TensorMesh& mesh) { return from_widths(mesh.x.widths,
 int Grid::mx_on_level(int level) const { return ((mx_ - 1) >> (finest_level_ - level)) + 1; }
 int Grid::my_on_level(int level) const { return ((my_ - 1) >> (finest_level_ - level)) + 1; }
 
-std::pair<std::vector<std::vector<double>>, std::vector<std::vector<double>>> Grid::split_positions_from(int coarse) const {
+std::pair<std::vector<std::vector<double>>, std::vector<std::vector<double>>> Grid::split_positions_from(
+    int coarse) const {
     if (coarse < coarsest_level_ || coarse > finest_level_)
         throw input_error("grid: level " + std::to_string(coarse) + " is outside the grid's levels " +
                           std::to_string(coarsest_level_) + ".." + std::to_string(finest_level_));
@@ -146,11 +147,13 @@ struct Describer {
     }
     std::string row(std::size_t p) const {
         const long long i = static_cast<long long>(p % mx), j = static_cast<long long>(p / mx);
-        return "row " + std::to_string(p) + " (node " + node(i, j) + ", Matrix Market row " + std::to_string(p + 1) + ")";
+        return "row " + std::to_string(p) + " (node " + node(i, j) + ", Matrix Market row " + std::to_string(p + 1) +
+               ")";
     }
     /// "band NE, column q = node (i, j)" for an on-grid neighbour.
     std::string entry(std::size_t p, int k) const {
-        const long long i = static_cast<long long>(p % mx) + band_dx(k), j = static_cast<long long>(p / mx) + band_dy(k);
+        const long long i = static_cast<long long>(p % mx) + band_dx(k),
+                        j = static_cast<long long>(p / mx) + band_dy(k);
         const long long q = j * mx + i;
         return "band " + std::string(band_names[k]) + ", column " + std::to_string(q) + " = node " + node(i, j) +
                ", Matrix Market entry (" + std::to_string(p + 1) + ", " + std::to_string(q + 1) + ")";
@@ -174,9 +177,10 @@ GridMatrix::GridMatrix(Grid grid, NineBands<double> bands, const MatrixChecks& c
         throw input_error("matrix: the bands are for a " + std::to_string(bands_.mx) + "x" + std::to_string(bands_.my) +
                           " grid, but the grid is " + std::to_string(grid_.mx()) + "x" + std::to_string(grid_.my()));
     if (bands_.values.size() != 9 * grid_.nodes())
-        throw input_error("matrix: the bands hold " + std::to_string(bands_.values.size()) + " values, but nine bands of a " +
-                          std::to_string(grid_.mx()) + "x" + std::to_string(grid_.my()) + " grid need 9 * " +
-                          std::to_string(grid_.nodes()) + " = " + std::to_string(9 * grid_.nodes()));
+        throw input_error("matrix: the bands hold " + std::to_string(bands_.values.size()) +
+                          " values, but nine bands of a " + std::to_string(grid_.mx()) + "x" +
+                          std::to_string(grid_.my()) + " grid need 9 * " + std::to_string(grid_.nodes()) + " = " +
+                          std::to_string(9 * grid_.nodes()));
     check_and_scale(checks);
 }
 
@@ -193,7 +197,9 @@ GridMatrix GridMatrix::from_bands(Grid grid, const std::array<const double*, 9>&
     NineBands<double> bands(grid.mx(), grid.my());
     const std::size_t n = grid.nodes();
     for (int k = 0; k < 9; ++k) {
-        if (!arrays[k]) throw input_error("matrix: band " + std::string(band_names[k]) + " (k = " + std::to_string(k) + ") is a null pointer");
+        if (!arrays[k])
+            throw input_error("matrix: band " + std::string(band_names[k]) + " (k = " + std::to_string(k) +
+                              ") is a null pointer");
         std::copy(arrays[k], arrays[k] + n, bands.values.begin() + static_cast<std::ptrdiff_t>(k * n));
     }
     return GridMatrix(std::move(grid), std::move(bands), checks);
@@ -218,9 +224,12 @@ void GridMatrix::check_and_scale(const MatrixChecks& checks) {
         const int i = static_cast<int>(p % mx) + band_dx(k), j = static_cast<int>(p / mx) + band_dy(k);
         return i >= 0 && i < mx && j >= 0 && j < my;
     };
-    auto is_edge = [&](std::size_t p) { return on_boundary(static_cast<int>(p % mx), static_cast<int>(p / mx), mx, my); };
+    auto is_edge = [&](std::size_t p) {
+        return on_boundary(static_cast<int>(p % mx), static_cast<int>(p / mx), mx, my);
+    };
     auto neighbour = [&](std::size_t p, int k) {
-        return static_cast<std::size_t>(static_cast<long long>(p) + static_cast<long long>(band_dy(k)) * mx + band_dx(k));
+        return static_cast<std::size_t>(static_cast<long long>(p) + static_cast<long long>(band_dy(k)) * mx +
+                                        band_dx(k));
     };
 
     // Each check finds the first offending row, counts all of them, and throws.
@@ -244,14 +253,15 @@ void GridMatrix::check_and_scale(const MatrixChecks& checks) {
     };
 
     if (const First f = scan([&](std::size_t p, int k) { return !std::isfinite(A(k, p)); }); f.rows)
-        throw input_error("matrix: " + d.row(f.p) + ", band " + band_names[f.k] + ": the entry is " + format(A(f.k, f.p)) +
-                          "; every entry must be finite" + d.more(f.rows));
+        throw input_error("matrix: " + d.row(f.p) + ", band " + band_names[f.k] + ": the entry is " +
+                          format(A(f.k, f.p)) + "; every entry must be finite" + d.more(f.rows));
 
     if (const First f = scan([&](std::size_t p, int k) { return !on_grid(p, k) && A(k, p) != 0.0; }); f.rows) {
         const int i = static_cast<int>(f.p % mx) + band_dx(f.k), j = static_cast<int>(f.p / mx) + band_dy(f.k);
         throw input_error("matrix: " + d.row(f.p) + ", band " + band_names[f.k] + " holds " + format(A(f.k, f.p)) +
-                          ", a coupling with node " + d.node(i, j) + ", which is outside the " + std::to_string(mx) + "x" +
-                          std::to_string(my) + " grid; band entries that reach off the grid must be zero (band k = "
+                          ", a coupling with node " + d.node(i, j) + ", which is outside the " + std::to_string(mx) +
+                          "x" + std::to_string(my) +
+                          " grid; band entries that reach off the grid must be zero (band k = "
                           "3 (dy + 1) + (dx + 1) couples node (i, j) with (i + dx, j + dy), row p = j * mx + i)" +
                           d.more(f.rows));
     }
@@ -259,7 +269,8 @@ void GridMatrix::check_and_scale(const MatrixChecks& checks) {
     if (const First f = scan([&](std::size_t p, int k) { return k == C && !(A(C, p) > 0.0); }); f.rows)
         throw input_error("matrix: " + d.row(f.p) + ": the diagonal entry is " + format(A(C, f.p)) +
                           "; every diagonal entry must be positive (multigrid needs a symmetric positive definite "
-                          "matrix)" + d.more(f.rows));
+                          "matrix)" +
+                          d.more(f.rows));
 
     if (const First f = scan([&](std::size_t p, int k) { return k != C && is_edge(p) && A(k, p) != 0.0; }); f.rows)
         throw input_error("matrix: " + d.row(f.p) + " is on the edge of the grid but has the off-diagonal entry " +
@@ -269,10 +280,10 @@ void GridMatrix::check_and_scale(const MatrixChecks& checks) {
             return k != C && !is_edge(p) && on_grid(p, k) && is_edge(neighbour(p, k)) && A(k, p) != 0.0;
         });
         f.rows)
-        throw input_error("matrix: " + d.row(f.p) + " couples into the edge node " +
-                          d.node(static_cast<long long>(neighbour(f.p, f.k) % mx), static_cast<long long>(neighbour(f.p, f.k) / mx)) +
-                          " with " + format(A(f.k, f.p)) + " (" + d.entry(f.p, f.k) + "). " + dirichlet_contract +
-                          d.more(f.rows));
+        throw input_error(
+            "matrix: " + d.row(f.p) + " couples into the edge node " +
+            d.node(static_cast<long long>(neighbour(f.p, f.k) % mx), static_cast<long long>(neighbour(f.p, f.k) / mx)) +
+            " with " + format(A(f.k, f.p)) + " (" + d.entry(f.p, f.k) + "). " + dirichlet_contract + d.more(f.rows));
 
     // Symmetry: a_pq against a_qp = band 8 - k of row q, each pair once (k > C).
     const double tol = checks.symmetry_tolerance;
@@ -282,7 +293,8 @@ void GridMatrix::check_and_scale(const MatrixChecks& checks) {
         const std::size_t q = neighbour(p, k);
         const double apq = A(k, p), aqp = A(8 - k, q);
         const double diff = std::abs(apq - aqp);
-        return diff > tol * std::max(std::abs(apq), std::abs(aqp)) && diff > noise * std::sqrt(A(C, p) * A(C, q));
+        return diff > tol * std::max(std::abs(apq), std::abs(aqp)) &&
+               diff > noise * std::sqrt(A(C, p)) * std::sqrt(A(C, q));
     };
     if (const First f = scan(asymmetric); f.rows) {
         const std::size_t q = neighbour(f.p, f.k);
@@ -291,10 +303,12 @@ void GridMatrix::check_and_scale(const MatrixChecks& checks) {
         rel.precision(3);
         rel << std::abs(apq - aqp) / std::max(std::abs(apq), std::abs(aqp)) << " exceeds the tolerance " << tol;
         throw input_error("matrix: not symmetric: " + d.row(f.p) + " has " + format(apq) + " (" + d.entry(f.p, f.k) +
-                          "), but row " + std::to_string(q) + " has " + format(aqp) + " in the transposed position (band " +
-                          band_names[8 - f.k] + "); the relative difference " + rel.str() +
+                          "), but row " + std::to_string(q) + " has " + format(aqp) +
+                          " in the transposed position (band " + band_names[8 - f.k] + "); the relative difference " +
+                          rel.str() +
                           " (MatrixChecks::symmetry_tolerance). adimg's multigrid needs a symmetric positive definite "
-                          "matrix" + d.more(f.rows));
+                          "matrix" +
+                          d.more(f.rows));
     }
 
     // Edge rows a x_p = a g_p become identity rows; solve() scales b with them.

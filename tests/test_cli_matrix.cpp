@@ -1,0 +1,171 @@
+// `adimg solve --matrix A.mtx --grid MXxMY --rhs b.mtx --out x.mtx`: a user's system from Matrix
+// Market files, solved with Galerkin coarse levels. Round trip: `adimg assemble` writes a case's
+// system, `solve --matrix` solves it, and the solution matches `solve --case ... --out`.
+// The tests run the `adimg` binary next to the test executable (or $ADIMG_CLI); without it they
+// are skipped.
+
+#include <adimg/assembly.hpp>
+#include <adimg/case.hpp>
+#include <adimg/eigen_interop.hpp>
+#include <adimg/matrix_market.hpp>
+#include <adimg/nine_bands.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path cli_path() {
+    if (const char* env = std::getenv("ADIMG_CLI")) return env;
+    std::error_code ec;
+    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    if (ec) return {};
+    return self.parent_path().parent_path() / "adimg";
+}
+
+struct Result {
+    int status = -1;
+    std::string output;
+};
+
+Result run_cli(const std::string& arguments) {
+    Result result;
+    const std::string command = "'" + cli_path().string() + "' " + arguments + " 2>&1";
+    FILE* pipe = popen(command.c_str(), "r");
+    REQUIRE(pipe != nullptr);
+    std::array<char, 4096> buffer{};
+    while (std::fgets(buffer.data(), buffer.size(), pipe)) result.output += buffer.data();
+    const int raw = pclose(pipe);
+    result.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    return result;
+}
+
+bool have_cli() {
+    const fs::path path = cli_path();
+    if (!path.empty() && fs::exists(path)) return true;
+    WARN("the adimg binary was not found at '" << path.string() << "'; set ADIMG_CLI to run the CLI tests");
+    return false;
+}
+
+/// A fresh folder for this test's files, removed at the end.
+struct TempDir {
+    fs::path path;
+    explicit TempDir(const std::string& name)
+        : path(fs::temp_directory_path() / ("adimg_" + name + "_" + std::to_string(getpid()))) {
+        fs::remove_all(path);
+        fs::create_directories(path);
+    }
+    ~TempDir() { fs::remove_all(path); }
+    std::string operator/(const std::string& file) const { return "'" + (path / file).string() + "'"; }
+    fs::path file(const std::string& file) const { return path / file; }
+};
+
+/// "iterations 3:6" from a solve's output.
+std::string iterations(const std::string& output) {
+    const auto at = output.find("iterations ");
+    if (at == std::string::npos) return "?";
+    return output.substr(at + 11, output.find(' ', at + 11) - at - 11);
+}
+
+double relative_max_difference(const std::vector<double>& a, const std::vector<double>& b) {
+    REQUIRE(a.size() == b.size());
+    double diff = 0.0, largest = 0.0;
+    for (std::size_t p = 0; p < a.size(); ++p) {
+        diff = std::max(diff, std::abs(a[p] - b[p]));
+        largest = std::max(largest, std::abs(b[p]));
+    }
+    return diff / largest;
+}
+
+}  // namespace
+
+TEST_CASE("CLI --matrix round trip: assemble, solve --matrix, compare with solve --case (A2 with widths, U1 without)",
+          "[cli][api]") {
+    if (!have_cli()) return;
+    const TempDir dir("cli_matrix");
+    struct Case {
+        const char* name;
+        bool widths;  ///< pass the element widths (exact Q1 prolongation); U1 is uniform, so t = 1/2 is exact
+    };
+    for (const Case c : {Case{"A2", true}, Case{"U1", false}}) {
+        Result r = run_cli(std::string("assemble --case ") + c.name + " --level 6 --out " + (dir / "A.mtx") +
+                           " --rhs-out " + (dir / "b.mtx"));
+        INFO(r.output);
+        REQUIRE(r.status == 0);
+        std::string widths;
+        if (c.widths) {
+            const adimg::TensorMesh mesh = adimg::builtin_case(c.name).mesh(6);
+            adimg::write_matrix_market(dir.file("hx.mtx"), mesh.x.widths);
+            adimg::write_matrix_market(dir.file("hy.mtx"), mesh.y.widths);
+            widths = " --x-widths " + (dir / "hx.mtx") + " --y-widths " + (dir / "hy.mtx");
+        }
+        const Result matrix = run_cli("solve --matrix " + (dir / "A.mtx") + " --grid 65x65 --rhs " + (dir / "b.mtx") +
+                                      widths + " --out " + (dir / "x.mtx") + " --backend cpu");
+        const Result case_run =
+            run_cli(std::string("solve --case ") + c.name + " --level 6 --backend cpu --out " + (dir / "x_case.mtx"));
+        INFO("solve --matrix:\n" << matrix.output << "\nsolve --case:\n" << case_run.output);
+        REQUIRE(matrix.status == 0);
+        REQUIRE(case_run.status == 0);
+        CHECK(matrix.output.find("status converged") != std::string::npos);
+        CHECK(matrix.output.find("levels (Galerkin coarse matrices)") != std::string::npos);
+        CHECK(matrix.output.find(c.widths ? "Q1 (from the element widths)" : "bilinear (t = 1/2)") !=
+              std::string::npos);
+        CHECK(iterations(matrix.output) == iterations(case_run.output));
+        const std::vector<double> x = adimg::read_matrix_market_vector(dir.file("x.mtx"));
+        const std::vector<double> x_case = adimg::read_matrix_market_vector(dir.file("x_case.mtx"));
+        const double diff = relative_max_difference(x, x_case);
+        // Measured: equal to rounding (< 1e-14): the Galerkin levels equal the rediscretized ones.
+        INFO(c.name << ": max |x_matrix - x_case| / max |x_case| = " << diff << " (expected < 1e-12)");
+        CHECK(diff < 1e-12);
+
+        const Result direct = run_cli("solve --matrix " + (dir / "A.mtx") + " --grid 65x65 --rhs " + (dir / "b.mtx") +
+                                      " --solver direct --out " + (dir / "x_direct.mtx"));
+        INFO(direct.output);
+        REQUIRE(direct.status == 0);
+        CHECK(relative_max_difference(adimg::read_matrix_market_vector(dir.file("x_direct.mtx")), x_case) < 1e-7);
+    }
+}
+
+TEST_CASE("CLI --matrix: bad input is exit code 2 and names the problem", "[cli][api][errors]") {
+    if (!have_cli()) return;
+    const TempDir dir("cli_matrix_errors");
+    adimg::NineBands<double> bands = adimg::assemble_stiffness(adimg::builtin_case("U1").mesh(3));
+    adimg::write_matrix_market(dir.file("A.mtx"), adimg::to_eigen(bands));
+    adimg::write_matrix_market(dir.file("b.mtx"), std::vector<double>(81, 0.0));
+    bands(adimg::E, 4 * 9 + 4) *= 1.001;  // row 40 = node (4, 4), E coupling with node (5, 4)
+    adimg::write_matrix_market(dir.file("asym.mtx"), adimg::to_eigen(bands));
+    const std::string A = dir / "A.mtx", b = dir / "b.mtx";
+    struct Case {
+        std::string arguments;
+        const char* says;
+    };
+    const Case cases[] = {
+        {"solve --matrix " + A + " --grid 8x9 --rhs " + b, "Mx = 8 nodes cannot be coarsened"},
+        {"solve --matrix " + A + " --grid 17x17 --rhs " + b, "but a 17x17 grid has 289 nodes"},
+        {"solve --matrix " + A + " --grid 9by9 --rhs " + b, "--grid '9by9' is not allowed"},
+        {"solve --matrix " + A + " --rhs " + b, "--matrix needs --grid"},
+        {"solve --matrix " + A + " --grid 9x9", "--matrix needs --rhs"},
+        {"solve --matrix " + A + " --grid 9x9 --rhs " + b + " --case U1", "not both"},
+        {"solve --case U1 --grid 9x9", "go with --matrix"},
+        {"solve --matrix " + (dir / "asym.mtx") + " --grid 9x9 --rhs " + b, "not symmetric: row 40 (node (4, 4)"},
+        {"solve --matrix " + (dir / "missing.mtx") + " --grid 9x9 --rhs " + b, "cannot read"},
+    };
+    for (const Case& c : cases) {
+        const Result r = run_cli(c.arguments);
+        INFO("adimg " << c.arguments << " -> exit " << r.status << ":\n" << r.output);
+        CHECK(r.status == 2);
+        CHECK(r.output.find(c.says) != std::string::npos);
+    }
+}
