@@ -71,7 +71,7 @@ void check_level(int level, std::size_t bytes_per_node, const char* what) {
     const double needed = nodes * static_cast<double>(bytes_per_node);
     if (level < 1)
         throw input_error("--level " + std::to_string(level) +
-                          " is outside 1..15: level 1 (a 3x3 grid) is the coarsest a multigrid solve can use");
+                          " is outside 1..15 (level 1 is a 3x3 grid)");
     if (level > 15) {
         std::ostringstream msg;
         msg.precision(3);
@@ -113,8 +113,8 @@ void add_solver_options(po::options_description& desc, SolverOptionStrings& s) {
         ("inner-max-cycles", po::value(&o.inner_max_cycles)->default_value(o.inner_max_cycles), "cap on inner cycles in digits mode")
         ("coarse-level", po::value(&o.coarse_level)->default_value(o.coarse_level), "level of the coarsest grid")
         ("coarse-preconditioner", po::value(&s.coarse_preconditioner)->default_value(s.coarse_preconditioner), "jacobi or adi")
-        ("coarse-digits", po::value(&o.coarse_digits)->default_value(o.coarse_digits, shortest(o.coarse_digits)),
-         "digits the coarse PCG gains")
+        ("coarse-iterations", po::value(&o.coarse_iterations)->default_value(o.coarse_iterations),
+         "PCG iterations on the coarsest grid, at most (fewer if it has fewer unknowns: then the solve is exact)")
         ("digits", po::value(&o.digits)->default_value(o.digits, shortest(o.digits)),
          "stop when the defect has dropped by this many digits")
         ("max-iterations", po::value(&o.max_iterations)->default_value(o.max_iterations), "outer iterations before giving up")
@@ -149,22 +149,22 @@ std::string expected_type(const po::option_description* option) {
 /// Rejects a value that does not convert to the option's type, naming the option and the type.
 void check_value(const std::string& name, const std::string& value, const po::option_description* option) {
     const std::string type = expected_type(option);
-    const std::string said = "--" + name + " '" + value + "': expected " + type;
+    const std::string said = "--" + name + " '" + value + "': expected ";
     const char* begin = value.c_str();
     char* end = nullptr;
     errno = 0;
     if (type == "an integer") {
         const long long v = std::strtoll(begin, &end, 10);
         if (end == begin || end != begin + value.size() || std::isspace(static_cast<unsigned char>(value[0])))
-            throw input_error(said + ", e.g. --" + name + " 3");
+            throw input_error(said + "an integer, e.g. --" + name + " 3");
         if (errno == ERANGE || v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max())
-            throw input_error(said + " of at most 10 digits");
+            throw input_error(said + "an integer within the 32-bit range");
     } else if (type == "a number") {
         const double v = std::strtod(begin, &end);
         if (end == begin || end != begin + value.size() || std::isspace(static_cast<unsigned char>(value[0])) ||
             value.find_first_of("xX") != std::string::npos)
-            throw input_error(said + ", e.g. --" + name + " 0.5");
-        if (!std::isfinite(v) || (errno == ERANGE && std::abs(v) > 1.0)) throw input_error(said + " that is finite");
+            throw input_error(said + "a number, e.g. --" + name + " 0.5");
+        if (!std::isfinite(v) || (errno == ERANGE && std::abs(v) > 1.0)) throw input_error(said + "a finite number");
     }
 }
 
@@ -228,11 +228,11 @@ bool parse_command_line(const std::vector<std::string>& args, const po::options_
                           " (see --help for the options)");
     } catch (const po::invalid_command_line_syntax& e) {
         const std::string name = e.get_option_name();
-        if (e.kind() == po::invalid_syntax::missing_parameter) {
+        if (e.kind() == po::invalid_syntax::missing_parameter || e.kind() == po::invalid_syntax::empty_adjacent_parameter) {
             std::string key = name;
             key.erase(0, key.find_first_not_of('-'));
             const std::string type = expected_type(all.find_nothrow(key, false));
-            throw input_error(name + " needs a value" + (type.empty() ? "" : " (" + type + ")") + " (see --help)");
+            throw input_error(name + " needs a value" + (type.empty() ? "" : ": " + type) + " (see --help)");
         }
         throw input_error(std::string(e.what()) + " (see --help)");
     } catch (const po::multiple_occurrences& e) {

@@ -6,7 +6,9 @@
 #include <adimg/error.hpp>
 #include <adimg/matrix_market.hpp>
 
+#include <filesystem>
 #include <iostream>
+#include <system_error>
 
 namespace adimg::cli {
 
@@ -20,6 +22,22 @@ int run_assemble(const std::vector<std::string>& args) {
         ("rhs-out", po::value(&rhs_out), "Matrix Market file for the right-hand side");
     if (!parse_command_line(args, desc, "usage: adimg assemble --case A2 --level 6 --out A.mtx --rhs-out b.mtx"))
         return 0;
+    // Check the output paths before the work, not after it.
+    for (const std::string& path : {matrix_out, rhs_out}) {
+        if (path.empty()) continue;
+        const std::filesystem::path p(path);
+        const std::filesystem::path dir = p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
+        std::error_code ec;
+        if (!std::filesystem::is_directory(dir, ec))
+            throw input_error("cannot write '" + path + "': the directory '" + dir.string() + "' does not exist");
+        if (std::filesystem::is_directory(p, ec)) throw input_error("cannot write '" + path + "': it is a directory");
+    }
+    if (!rhs_out.empty()) {
+        std::error_code ec1, ec2;
+        const auto a = std::filesystem::weakly_canonical(matrix_out, ec1), b = std::filesystem::weakly_canonical(rhs_out, ec2);
+        if (rhs_out == matrix_out || (!ec1 && !ec2 && a == b))
+            throw input_error("--out and --rhs-out name the same file '" + rhs_out + "'; the right-hand side would overwrite the matrix");
+    }
     const CaseSpec spec = resolve_case(problem);
     check_level(problem.level, 9 * sizeof(double) * 4, "writing the matrix");
     const TensorMesh mesh = spec.mesh(problem.level);

@@ -25,9 +25,13 @@ constexpr const char* usage =
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
+    if (argc < 2) {  // a usage error: the usage goes to stderr
+        std::cerr << usage << "\n";
+        return 2;
+    }
+    if (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h" || std::string(argv[1]) == "help") {
         std::cout << usage << "\n";
-        return argc < 2 ? 2 : 0;
+        return 0;
     }
     const std::string command = argv[1];
     const std::vector<std::string> args(argv + 2, argv + argc);
@@ -35,7 +39,7 @@ int main(int argc, char** argv) {
         if (command == "info") return adimg::cli::run_info(args);
         if (command == "assemble") return adimg::cli::run_assemble(args);
         if (command == "solve") return adimg::cli::run_solve(args);
-        std::cerr << "adimg: unknown command '" << command << "'; use info, assemble or solve (adimg --help)\n";
+        std::cerr << "adimg: unknown command '" << command << "'; the commands are info, assemble and solve (adimg --help)\n";
         return 2;
     } catch (const adimg::input_error& e) {
         std::cerr << "adimg " << command << ": error: " << e.what() << "\n";

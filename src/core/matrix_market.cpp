@@ -319,10 +319,6 @@ std::vector<double> read_matrix_market_vector(const std::filesystem::path& path)
     }
 
     const long long nnz = parse_integer(in, tokens[2], "the entry count", 0, rows);
-    const double bytes = static_cast<double>(rows) * sizeof(double);
-    if (bytes > allocation_budget())
-        in.fail("a vector of " + std::to_string(rows) + " rows needs " + gib(bytes) + ", more than the " +
-                gib(allocation_budget()) + " this reader may allocate (half the host memory)");
     std::vector<Entry> entries;
     entries.reserve(static_cast<std::size_t>(std::min<long long>(nnz, 1 << 16)));
     for (long long e = 0; e < nnz; ++e) {
@@ -336,6 +332,12 @@ std::vector<double> read_matrix_market_vector(const std::filesystem::path& path)
     }
     in.expect_end(nnz, "entries");
     reject_duplicates(entries, in.name(), false);
+    // The one allocation the file does not back: the zeros of a sparse vector.
+    const double bytes = static_cast<double>(rows) * sizeof(double);
+    if (bytes > allocation_budget())
+        throw input_error(in.name() + ":" + std::to_string(line_of_size) + ": a vector of " + std::to_string(rows) +
+                          " rows needs " + gib(bytes) + ", more than the " + gib(allocation_budget()) +
+                          " this reader may allocate (half the host memory)");
     std::vector<double> v(static_cast<std::size_t>(rows), 0.0);
     for (const Entry& e : entries) v[static_cast<std::size_t>(e.row)] = e.value;
     return v;

@@ -85,8 +85,8 @@ void validate(const SolverOptions& o) {
     if (o.post_smooth < 0 || o.post_smooth > 64) fail("--post-smooth " + std::to_string(o.post_smooth) + " is outside 0..64");
     if (o.coarse_level < 0 || o.coarse_level > 15)
         fail("--coarse-level " + std::to_string(o.coarse_level) + " is outside 0..15 (it is capped at the --level of the solve)");
-    if (!(o.coarse_digits > 0.0 && o.coarse_digits <= 15.0))
-        fail("--coarse-digits " + num(o.coarse_digits) + " is outside (0, 15]");
+    if (o.coarse_iterations < 1 || o.coarse_iterations > 10000)
+        fail("--coarse-iterations " + std::to_string(o.coarse_iterations) + " is outside 1..10000");
     if (o.inner.kind == InnerStop::Kind::cycles && (o.inner.count < 1 || o.inner.count > 32))
         fail("--inner cycles:" + std::to_string(o.inner.count) + ": the cycle count must be in 1..32");
     if (o.inner.kind == InnerStop::Kind::digits && (o.inner.count < 1 || o.inner.count > 6))

@@ -8,6 +8,7 @@
 #include "multigrid.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <string>
 
@@ -52,6 +53,48 @@ private:
     const SolverOptions& options_;
 };
 
+/// Wording of the refinement loop's failure messages (what went wrong, and what to try).
+namespace refinement_messages {
+
+/// What to change about the cycle itself.
+inline std::string smoother_hint(const SolverOptions& o) {
+    switch (o.smoother) {
+    case Smoother::jacobi:
+        return "try --smoother adi, more smoothing steps (--pre-smooth, --post-smooth) or a smaller --omega";
+    case Smoother::gauss_seidel: return "try --smoother adi or more smoothing steps (--pre-smooth, --post-smooth)";
+    case Smoother::adi: break;
+    }
+    return "try more smoothing steps (--pre-smooth, --post-smooth) or a smaller --line-omega";
+}
+
+/// "after gaining 3.21 of the 8 requested digits": the digits as SolveReport::digits_gained() has them.
+inline std::string progress(const SolveReport& report, const SolverOptions& o) {
+    char text[96];
+    std::snprintf(text, sizeof text, "after gaining %.2f of the %g requested digits", report.digits_gained(), o.digits);
+    return text;
+}
+
+/// Why the defect stopped dropping, by precision, by whether the double fallback ran, and by the
+/// digits gained so far (only a solve that got far can have met the limit of double).
+inline std::string stagnation_cause(const SolverOptions& o, bool fell_back, bool fallback_available, double gained) {
+    if (o.precision == Precision::single)
+        return "single precision cannot resolve this problem further (float holds about 7 digits, fewer for the "
+               "ill-conditioned matrices of fine or anisotropic grids); use --precision mixed or double, or if "
+               "those stall too, " + smoother_hint(o);
+    if (o.precision == Precision::mixed && !fell_back)
+        return std::string("the float inner solve no longer reduces the defect; ") +
+               (fallback_available ? ""
+                                   : "drop --no-fallback so that double inner cycles take over, or use --precision "
+                                     "double; if those stall too, ") +
+               smoother_hint(o);
+    return std::string("the multigrid cycle no longer reduces the defect") +
+           (fell_back ? " even with double inner cycles, so float precision is not the cause" : "") +
+           ": the smoother does not suit this problem (" + smoother_hint(o) + ")" +
+           (gained > 6.0 ? ", or --digits asks for more than double resolves for this matrix" : "");
+}
+
+}  // namespace refinement_messages
+
 /// The outer loop: d = b - A x; stop when ||d|| <= 10^-digits ||d_0||; else x += inner(d).
 /// It watches for non-finite values, divergence and stagnation, and reports each as a status.
 /// `inner` is called as inner(d, ||d||, x, step) -> bool; when it returns false (non-finite
@@ -78,7 +121,8 @@ void refine(Backend& be, const typename Backend::template matrix<Outer>& A,
         if (use_fallback || !fallback.available()) return false;
         use_fallback = true;
         report.fell_back_to_double = true;
-        report.message = std::string("the float inner solve ") + why + "; continued with double inner cycles";
+        report.message = std::string("the float inner solve ") + why + " at outer iteration " +
+                         std::to_string(report.outer_iterations) + "; continued with double inner cycles";
         steps_since_progress = 0;
         return true;
     };
@@ -86,7 +130,8 @@ void refine(Backend& be, const typename Backend::template matrix<Outer>& A,
         if (report.outer_iterations >= options.max_iterations) {
             report.status = SolveStatus::max_iterations;
             report.message = "no convergence within " + std::to_string(options.max_iterations) +
-                             " outer iterations (--max-iterations); try the adi smoother or more smoothing steps";
+                             " outer iterations (--max-iterations) " + refinement_messages::progress(report, options) +
+                             "; " + refinement_messages::smoother_hint(options);
             return;
         }
         OuterStep step;
@@ -98,9 +143,17 @@ void refine(Backend& be, const typename Backend::template matrix<Outer>& A,
             report.history.push_back(step);
             if (switch_to_fallback("produced non-finite values")) continue;
             report.status = SolveStatus::non_finite;
-            report.message = "the inner solve produced non-finite values at outer iteration " +
-                             std::to_string(report.outer_iterations) +
-                             ": the smoother diverges on this problem; try --smoother adi or a smaller --omega";
+            report.message = std::string(use_fallback ? "the double inner solve (after the fallback)"
+                                         : options.precision == Precision::double_ ? "the inner solve"
+                                                                                   : "the float inner solve") +
+                             " produced non-finite values at outer iteration " + std::to_string(report.outer_iterations) +
+                             (use_fallback || options.precision == Precision::double_
+                                  ? ": the smoother diverges on this problem; " + refinement_messages::smoother_hint(options)
+                                  : ": float overflowed or the smoother diverges; " +
+                                        std::string(options.precision == Precision::single
+                                                        ? "use --precision mixed or double, or "
+                                                        : "drop --no-fallback or use --precision double, or ") +
+                                        refinement_messages::smoother_hint(options));
             return;
         }
         be.defect(A, b, x, d);
@@ -113,13 +166,17 @@ void refine(Backend& be, const typename Backend::template matrix<Outer>& A,
         report.final_defect = norm;
         if (!std::isfinite(norm)) {
             report.status = SolveStatus::non_finite;
-            report.message = "the defect became non-finite at outer iteration " + std::to_string(report.outer_iterations);
+            report.message = "the defect became non-finite at outer iteration " + std::to_string(report.outer_iterations) +
+                             "; " + refinement_messages::smoother_hint(options);
             return;
         }
         if (norm > options.divergence_factor * report.initial_defect) {
             report.status = SolveStatus::diverged;
-            report.message = "diverged: the defect grew to " + std::to_string(norm / report.initial_defect) +
-                             " times its initial value; try --smoother adi or a smaller --omega";
+            char grew[32];
+            std::snprintf(grew, sizeof grew, "%.3g", norm / report.initial_defect);
+            report.message = "the defect grew to " + std::string(grew) + " times its initial value at outer " +
+                             "iteration " + std::to_string(report.outer_iterations) + "; " +
+                             refinement_messages::smoother_hint(options);
             return;
         }
         if (norm < 0.99 * best) {
@@ -128,10 +185,11 @@ void refine(Backend& be, const typename Backend::template matrix<Outer>& A,
         } else if (++steps_since_progress >= options.stall_steps) {
             if (switch_to_fallback("stalled")) continue;
             report.status = SolveStatus::stagnated;
-            report.message = "stagnated: no progress over " + std::to_string(options.stall_steps) +
-                             " outer iterations after gaining " +
-                             std::to_string(std::log10(report.initial_defect / best)) +
-                             " digits; the precision of the inner solve cannot resolve this problem";
+            report.message = "no progress over " + std::to_string(options.stall_steps) + " outer iterations " +
+                             refinement_messages::progress(report, options) +
+                             (use_fallback ? " (" + report.message + ")" : std::string()) + "; " +
+                             refinement_messages::stagnation_cause(options, use_fallback, fallback.available(),
+                                                                   report.digits_gained());
             return;
         }
     }
