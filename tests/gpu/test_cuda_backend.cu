@@ -260,3 +260,12 @@ TEST_CASE("lines longer than shared memory holds fail with a message naming the 
     CHECK_THROWS_WITH(gpu().line_relax(gpu().make_matrix<double>(A), b, x, out, Direction::x, 1.0),
                       Catch::Contains("shared memory") && Catch::Contains("longest line"));
 }
+
+TEST_CASE("running out of device memory says how much was needed and how much is free", "[gpu]") {
+    std::size_t free_bytes = 0, total = 0;
+    ADIMG_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
+    CHECK_THROWS_WITH(DeviceVector<double>(2 * (total / sizeof(double))),
+                      Catch::Contains("out of device memory") && Catch::Contains("MiB free"));
+    DeviceVector<double> still_works(1024);  // the failed allocation left the device usable
+    CHECK(still_works.size() == 1024);
+}
