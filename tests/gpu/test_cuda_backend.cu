@@ -261,7 +261,7 @@ TEST_CASE("lines longer than shared memory holds fail with a message naming the 
                       Catch::Contains("shared memory") && Catch::Contains("longest line"));
 }
 
-TEST_CASE("running out of device memory says how much was needed and how much is free", "[gpu]") {
+TEST_CASE("running out of device memory says how much was needed and how much is free", "[gpu][oom]") {
     std::size_t free_bytes = 0, total = 0;
     ADIMG_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
     CHECK_THROWS_WITH(DeviceVector<double>(2 * (total / sizeof(double))),
