@@ -73,7 +73,7 @@ def main(folder):
                        f"{cells[1][0]} | {cells[1][1]} | {paper[0]} | {paper[1]} |")
         out.append("")
 
-    rows = load(folder, "tables")
+    rows = load(folder, "tables") + load(folder, "tables_large")
     if rows:
         levels = sorted({r["level"] for r in rows})
         cases = [c for c in CASES if any(r["case"] == c for r in rows)]
