@@ -59,3 +59,23 @@ TEST_CASE("matrix entries beyond float's range: mixed precision falls back to do
     INFO("single: " << to_string(single.status) << ": " << single.message);
     CHECK_FALSE(single.ok());  // float alone cannot, and reports it instead of returning garbage
 }
+
+TEST_CASE("inner cycles stop at float's precision floor instead of running to the cap", "[fallback]") {
+    // At L=10 the float defect of U1 cannot be resolved to 3 digits (eps * cond is about 1e-1):
+    // with the cap alone, digits:3 ran 32 cycles per outer step on the H200 (4:128).
+    const CaseSpec spec = builtin_case("U1");
+    const int level = 10;
+    SolverOptions options;
+    options.backend = BackendKind::cpu;
+    options.inner = {InnerStop::Kind::digits, 3};
+    Solver solver(options);
+    solver.setup(rediscretized_hierarchy(spec, level, options.coarse_level));
+    std::vector<double> x;
+    const SolveReport report = solver.solve(assemble_load(spec.mesh(level), {1.0, 1.0}), x);
+    INFO(report.iterations() << ", " << report.digits_gained() << " digits");
+    CHECK(report.ok());
+    CHECK(report.inner_cycles <= 4 * report.outer_iterations);
+    for (const OuterStep& step : report.history)
+        for (std::size_t c = 1; c < step.inner_defects.size(); ++c)  // every cycle but the last halved the defect
+            if (c + 1 < step.inner_defects.size()) CHECK(step.inner_defects[c] <= 0.5 * step.inner_defects[c - 1]);
+}
