@@ -14,11 +14,10 @@
 
 #include <catch2/catch.hpp>
 
-#include <sys/wait.h>
+#include "cli_runner.hpp"
+
 #include <unistd.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -78,38 +77,14 @@ std::string bytes(const char (&text)[N]) {
 
 // --- the command-line tool ------------------------------------------------------------------------
 
-/// The CLI binary: $ADIMG_CLI, else ../adimg relative to this test executable (as test_cli.cpp).
-fs::path cli_path() {
-    if (const char* env = std::getenv("ADIMG_CLI")) return env;
-    std::error_code ec;
-    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-    if (ec) return {};
-    return self.parent_path().parent_path() / "adimg";
-}
+// The binary and the runner are in cli_runner.hpp (shared with test_cli.cpp and test_cli_matrix.cpp).
+bool have_cli() { return adimg_test::have_cli("rows"); }
 
-bool have_cli() {
-    const fs::path path = cli_path();
-    if (!path.empty() && fs::exists(path)) return true;
-    WARN("the adimg binary was not found at '" << path.string() << "'; set ADIMG_CLI to run the CLI rows");
-    return false;
-}
+using adimg_test::CliResult;
 
-struct CliResult {
-    int status = -1;
-    std::string err;  ///< stderr only
-};
-
-/// Runs `adimg arguments` with a 60 s timeout (status 124 if it hangs), capturing stderr.
+/// Runs `adimg arguments` with a 60 s timeout (status 124 if it hangs), capturing stderr only.
 CliResult run_cli(const std::string& arguments) {
-    CliResult result;
-    const std::string command = "timeout 60 '" + cli_path().string() + "' " + arguments + " 2>&1 >/dev/null";
-    FILE* pipe = popen(command.c_str(), "r");
-    REQUIRE(pipe != nullptr);
-    std::array<char, 4096> buffer{};
-    while (std::fgets(buffer.data(), buffer.size(), pipe)) result.err += buffer.data();
-    const int raw = pclose(pipe);
-    result.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    return result;
+    return adimg_test::run_cli(arguments, adimg_test::Capture::stderr_only, 60);
 }
 
 struct CliRow {
@@ -196,20 +171,17 @@ TEST_CASE("Bad command-line options: exit status 2, the option named with what i
     for (const CliRow& row : rows) {
         const std::string arguments = expand(row.arguments), says = expand(row.says);
         const CliResult r = run_cli(arguments);
-        INFO("adimg " << arguments << "\n-> exit " << r.status << ", stderr:\n" << r.err);
+        INFO("adimg " << arguments << "\n-> exit " << r.status << ", stderr:\n" << r.output);
         CHECK(r.status == 2);
-        CHECK(contains(r.err, says));
+        CHECK(contains(r.output, says));
     }
 }
 
 TEST_CASE("--help prints short defaults (0.7, not 0.69999999999999996)", "[bad-input][cli]") {
     if (!have_cli()) return;
-    FILE* pipe = popen(("timeout 60 '" + cli_path().string() + "' solve --help").c_str(), "r");
-    REQUIRE(pipe != nullptr);
-    std::string out;
-    std::array<char, 4096> buffer{};
-    while (std::fgets(buffer.data(), buffer.size(), pipe)) out += buffer.data();
-    CHECK(pclose(pipe) == 0);
+    const CliResult r = adimg_test::run_cli("solve --help", adimg_test::Capture::stdout_only, 60);
+    const std::string& out = r.output;
+    CHECK(r.status == 0);
     INFO(out);
     CHECK(contains(out, "--omega arg (=0.7)"));
     CHECK(contains(out, "--line-omega arg (=0.7)"));
@@ -308,9 +280,9 @@ TEST_CASE("Case files: good ones parse as before; files and levels that cannot w
     CHECK(contains(input_error_of([&] { builtin_case("U1").mesh(-1); }), "level -1 is outside 0..30"));
     if (have_cli()) {
         const CliResult r = run_cli("info --case-file '" + tiny.string() + "' --level 3");
-        INFO(r.err);
+        INFO(r.output);
         CHECK(r.status == 2);
-        CHECK(contains(r.err, "below what double resolves"));
+        CHECK(contains(r.output, "below what double resolves"));
     }
 }
 
@@ -318,9 +290,9 @@ TEST_CASE("Bad case files through the CLI: exit status 2 naming file and line", 
     if (!have_cli()) return;
     const fs::path path = write_file("cli.cfg", "name = T\n[domain]\nwidth = -3\nheight = 1\n");
     const CliResult r = run_cli("solve --case-file '" + path.string() + "' --level 3 --backend cpu");
-    INFO(r.err);
+    INFO(r.output);
     CHECK(r.status == 2);
-    CHECK(contains(r.err, path.string() + ":3: domain.width = -3 is out of range"));
+    CHECK(contains(r.output, path.string() + ":3: domain.width = -3 is out of range"));
 }
 
 // --- Matrix Market files ----------------------------------------------------------------------------

@@ -6,49 +6,15 @@
 
 #include <catch2/catch.hpp>
 
-#include <sys/wait.h>
+#include "cli_runner.hpp"
 
-#include <array>
-#include <cstdio>
-#include <filesystem>
 #include <string>
 
 namespace {
 
-namespace fs = std::filesystem;
-
-/// The CLI binary: $ADIMG_CLI, else ../adimg relative to this test executable.
-fs::path cli_path() {
-    if (const char* env = std::getenv("ADIMG_CLI")) return env;
-    std::error_code ec;
-    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-    if (ec) return {};
-    return self.parent_path().parent_path() / "adimg";
-}
-
-struct Result {
-    int status = -1;
-    std::string output;  ///< stdout and stderr together
-};
-
-Result run_cli(const std::string& arguments) {
-    Result result;
-    const std::string command = "'" + cli_path().string() + "' " + arguments + " 2>&1";
-    FILE* pipe = popen(command.c_str(), "r");
-    REQUIRE(pipe != nullptr);
-    std::array<char, 4096> buffer{};
-    while (std::fgets(buffer.data(), buffer.size(), pipe)) result.output += buffer.data();
-    const int raw = pclose(pipe);
-    result.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    return result;
-}
-
-bool have_cli() {
-    const fs::path path = cli_path();
-    if (!path.empty() && fs::exists(path)) return true;
-    WARN("the adimg binary was not found at '" << path.string() << "'; set ADIMG_CLI to run the CLI tests");
-    return false;
-}
+using adimg_test::have_cli;
+using adimg_test::run_cli;
+using Result = adimg_test::CliResult;
 
 }  // namespace
 

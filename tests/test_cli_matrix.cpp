@@ -15,81 +15,27 @@
 #include <Eigen/SparseLU>
 #include <unsupported/Eigen/SparseExtra>
 
-#include <sys/wait.h>
-#include <unistd.h>
+#include "cli_runner.hpp"
+#include "compare.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
-#include <cstdio>
-#include <filesystem>
 #include <string>
 #include <vector>
 
 namespace {
 
-namespace fs = std::filesystem;
-
-fs::path cli_path() {
-    if (const char* env = std::getenv("ADIMG_CLI")) return env;
-    std::error_code ec;
-    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-    if (ec) return {};
-    return self.parent_path().parent_path() / "adimg";
-}
-
-struct Result {
-    int status = -1;
-    std::string output;
-};
-
-Result run_cli(const std::string& arguments) {
-    Result result;
-    const std::string command = "'" + cli_path().string() + "' " + arguments + " 2>&1";
-    FILE* pipe = popen(command.c_str(), "r");
-    REQUIRE(pipe != nullptr);
-    std::array<char, 4096> buffer{};
-    while (std::fgets(buffer.data(), buffer.size(), pipe)) result.output += buffer.data();
-    const int raw = pclose(pipe);
-    result.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    return result;
-}
-
-bool have_cli() {
-    const fs::path path = cli_path();
-    if (!path.empty() && fs::exists(path)) return true;
-    WARN("the adimg binary was not found at '" << path.string() << "'; set ADIMG_CLI to run the CLI tests");
-    return false;
-}
-
-/// A fresh folder for this test's files, removed at the end.
-struct TempDir {
-    fs::path path;
-    explicit TempDir(const std::string& name)
-        : path(fs::temp_directory_path() / ("adimg_" + name + "_" + std::to_string(getpid()))) {
-        fs::remove_all(path);
-        fs::create_directories(path);
-    }
-    ~TempDir() { fs::remove_all(path); }
-    std::string operator/(const std::string& file) const { return "'" + (path / file).string() + "'"; }
-    fs::path file(const std::string& file) const { return path / file; }
-};
+using adimg_test::have_cli;
+using adimg_test::relative_max_difference;
+using adimg_test::run_cli;
+using adimg_test::TempDir;
+using Result = adimg_test::CliResult;
 
 /// "iterations 3:6" from a solve's output.
 std::string iterations(const std::string& output) {
     const auto at = output.find("iterations ");
     if (at == std::string::npos) return "?";
     return output.substr(at + 11, output.find(' ', at + 11) - at - 11);
-}
-
-double relative_max_difference(const std::vector<double>& a, const std::vector<double>& b) {
-    REQUIRE(a.size() == b.size());
-    double diff = 0.0, largest = 0.0;
-    for (std::size_t p = 0; p < a.size(); ++p) {
-        diff = std::max(diff, std::abs(a[p] - b[p]));
-        largest = std::max(largest, std::abs(b[p]));
-    }
-    return diff / largest;
 }
 
 }  // namespace

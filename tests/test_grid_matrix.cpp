@@ -12,6 +12,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "compare.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -30,16 +32,7 @@ SolverOptions cpu_options(Precision precision = Precision::mixed) {
     return options;
 }
 
-/// max |a - b| / max |b|
-double relative_max_difference(const std::vector<double>& a, const std::vector<double>& b) {
-    REQUIRE(a.size() == b.size());
-    double diff = 0.0, largest = 0.0;
-    for (std::size_t p = 0; p < a.size(); ++p) {
-        diff = std::max(diff, std::abs(a[p] - b[p]));
-        largest = std::max(largest, std::abs(b[p]));
-    }
-    return diff / largest;
-}
+using adimg_test::relative_max_difference;
 
 /// The message of the input_error that `make` throws (fails the test if it throws nothing).
 template <class F>

@@ -8,6 +8,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <filesystem>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -95,6 +96,18 @@ void check_level(int level, std::size_t bytes_per_node, const char* what) {
         msg << "--level " << level << ": " << what << " needs about " << gib(needed) << " of host memory, but " << where
             << " " << gib(available) << "; use a lower level";
         throw input_error(msg.str());
+    }
+}
+
+void check_output_paths(const std::vector<std::string>& paths) {
+    for (const std::string& path : paths) {
+        if (path.empty()) continue;
+        const std::filesystem::path p(path);
+        const std::filesystem::path dir = p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
+        std::error_code ec;
+        if (!std::filesystem::is_directory(dir, ec))
+            throw input_error("cannot write '" + path + "': the directory '" + dir.string() + "' does not exist");
+        if (std::filesystem::is_directory(p, ec)) throw input_error("cannot write '" + path + "': it is a directory");
     }
 }
 

@@ -26,6 +26,10 @@ CaseSpec resolve_case(const ProblemOptions& problem);
 /// Throws input_error if the level is out of range or the problem would not fit in memory.
 void check_level(int level, std::size_t bytes_per_node, const char* what);
 
+/// Checks, before any work, that each non-empty path can be written: its directory exists and
+/// it is not a directory itself. Throws input_error naming the path.
+void check_output_paths(const std::vector<std::string>& paths);
+
 /// Solver settings as the CLI spells them.
 struct SolverOptionStrings {
     std::string backend = "auto", precision = "mixed", smoother = "adi", inner = "digits:2",

@@ -22,16 +22,7 @@ int run_assemble(const std::vector<std::string>& args) {
         ("rhs-out", po::value(&rhs_out), "Matrix Market file for the right-hand side");
     if (!parse_command_line(args, desc, "usage: adimg assemble --case A2 --level 6 --out A.mtx --rhs-out b.mtx"))
         return 0;
-    // Check the output paths before the work, not after it.
-    for (const std::string& path : {matrix_out, rhs_out}) {
-        if (path.empty()) continue;
-        const std::filesystem::path p(path);
-        const std::filesystem::path dir = p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
-        std::error_code ec;
-        if (!std::filesystem::is_directory(dir, ec))
-            throw input_error("cannot write '" + path + "': the directory '" + dir.string() + "' does not exist");
-        if (std::filesystem::is_directory(p, ec)) throw input_error("cannot write '" + path + "': it is a directory");
-    }
+    check_output_paths({matrix_out, rhs_out});
     if (!rhs_out.empty()) {
         std::error_code ec1, ec2;
         const auto a = std::filesystem::weakly_canonical(matrix_out, ec1), b = std::filesystem::weakly_canonical(rhs_out, ec2);

@@ -174,21 +174,9 @@ int solve_matrix(const MatrixOptions& m, const std::string& method, SolverOption
         print_levels(stdout, solver.solver().levels());
         std::printf("convergence:\n");
     }
-    int outer = 0;
-    bool header = false;
-    const SolveReport report = solver.solve(b, x, [&](const OuterStep& step) {
-        if (quiet) return;
-        if (!header) {
-            print_history_header(stdout, step.defect / step.rate);
-            header = true;
-        }
-        print_history_row(stdout, ++outer, step);
-    });
+    const SolveReport report = solver.solve(b, x, history_printer(stdout, quiet));
     outcome.solve_seconds = report.solve_seconds;
-    std::printf("status %s%s%s\n", to_string(report.status).c_str(), report.message.empty() ? "" : ": ",
-                report.message.c_str());
-    std::printf("iterations %s (outer:inner), %.2f digits, %.3e per cycle\n", report.iterations().c_str(),
-                report.digits_gained(), report.rate_per_cycle());
+    print_outcome(stdout, report);
     std::printf("setup %.4f s (reading %.4f s, Galerkin hierarchy %.4f s, backend %.4f s), solve %.4f s\n",
                 outcome.setup_seconds, read_seconds, solver.hierarchy_seconds(), solver.solver().setup_seconds(),
                 outcome.solve_seconds);
@@ -227,6 +215,7 @@ int run_solve(const std::vector<std::string>& args) {
         return 0;
     if (method != "multigrid" && method != "direct")
         throw input_error("--solver '" + method + "' is not allowed; use multigrid or direct");
+    check_output_paths({out_path, json_path});  // before the work, not after it
     if (!matrix.matrix.empty()) {
         if (!problem.case_name.empty() || !problem.case_file.empty())
             throw input_error("give either --matrix or --case/--case-file, not both");
@@ -277,22 +266,10 @@ int run_solve(const std::vector<std::string>& args) {
         print_levels(stdout, solver.levels());
         std::printf("convergence:\n");
     }
-    int outer = 0;
-    bool header = false;
-    const SolveReport report = solver.solve(b, x, [&](const OuterStep& step) {
-        if (quiet) return;
-        if (!header) {
-            print_history_header(stdout, step.defect / step.rate);
-            header = true;
-        }
-        print_history_row(stdout, ++outer, step);
-    });
+    const SolveReport report = solver.solve(b, x, history_printer(stdout, quiet));
     outcome.solve_seconds = report.solve_seconds;
     outcome.error = relative_l2_error(mesh, exact, x);
-    std::printf("status %s%s%s\n", to_string(report.status).c_str(), report.message.empty() ? "" : ": ",
-                report.message.c_str());
-    std::printf("iterations %s (outer:inner), %.2f digits, %.3e per cycle\n", report.iterations().c_str(),
-                report.digits_gained(), report.rate_per_cycle());
+    print_outcome(stdout, report);
     std::printf("setup %.4f s (assembly %.4f s, backend %.4f s), solve %.4f s\n", outcome.setup_seconds, assembly_seconds,
                 solver.setup_seconds(), outcome.solve_seconds);
     std::printf("relative L2 error %.7e\n", outcome.error);

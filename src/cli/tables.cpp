@@ -48,6 +48,8 @@ void print_levels(std::FILE* out, const std::vector<LevelInfo>& levels) {
     std::fprintf(out, "  %5s  %13s  %12s  %12s\n", "total", "", "", format_bytes(total).c_str());
 }
 
+namespace {
+
 void print_history_header(std::FILE* out, double initial_defect) {
     std::fprintf(out, "  %5s  %5s  %12s  %9s  %s\n", "outer", "inner", "defect", "rate", "inner defects (relative)");
     std::fprintf(out, "  %5d  %5s  %12.4e  %9s\n", 0, "-", initial_defect, "-");
@@ -63,6 +65,23 @@ void print_history_row(std::FILE* out, int outer, const OuterStep& step) {
     std::fprintf(out, "  %5d  %5d  %12.4e  %9.3e %s%s\n", outer, step.inner_cycles, step.defect, step.rate,
                  step.double_inner ? " [double inner]" : "", inner.c_str());
     std::fflush(out);
+}
+
+}  // namespace
+
+StepCallback history_printer(std::FILE* out, bool quiet) {
+    return [out, quiet, outer = 0](const OuterStep& step) mutable {
+        if (quiet) return;
+        if (outer == 0) print_history_header(out, step.defect / step.rate);
+        print_history_row(out, ++outer, step);
+    };
+}
+
+void print_outcome(std::FILE* out, const SolveReport& report) {
+    std::fprintf(out, "status %s%s%s\n", to_string(report.status).c_str(), report.message.empty() ? "" : ": ",
+                 report.message.c_str());
+    std::fprintf(out, "iterations %s (outer:inner), %.2f digits, %.3e per cycle\n", report.iterations().c_str(),
+                 report.digits_gained(), report.rate_per_cycle());
 }
 
 }  // namespace adimg::cli

@@ -3,6 +3,7 @@
 
 #include <adimg/options.hpp>
 #include <adimg/report.hpp>
+#include <adimg/solver.hpp>
 
 #include <cstdio>
 #include <string>
@@ -13,7 +14,9 @@ namespace adimg::cli {
 std::string format_bytes(double bytes);
 std::string describe(const SolverOptions& options);
 void print_levels(std::FILE* out, const std::vector<LevelInfo>& levels);
-void print_history_header(std::FILE* out, double initial_defect);
-void print_history_row(std::FILE* out, int outer, const OuterStep& step);
+/// A step callback that prints the convergence history as it comes (nothing if `quiet`).
+StepCallback history_printer(std::FILE* out, bool quiet);
+/// The status (with its message) and the iteration count of a finished solve.
+void print_outcome(std::FILE* out, const SolveReport& report);
 
 }  // namespace adimg::cli

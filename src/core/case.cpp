@@ -1,3 +1,5 @@
+#include "shown.hpp"
+
 #include <adimg/case.hpp>
 #include <adimg/error.hpp>
 
@@ -41,22 +43,6 @@ std::string trim(const std::string& s) {
     if (first == std::string::npos) return {};
     const auto last = s.find_last_not_of(" \t\r\n\v\f");
     return s.substr(first, last - first + 1);
-}
-
-/// A value for messages: printable ASCII as is, anything else escaped, long values cut short.
-std::string shown(const std::string& s) {
-    std::string out;
-    for (unsigned char c : s) {
-        if (out.size() > 60) return out + "...";
-        if (c >= 0x20 && c < 0x7f) {
-            out += static_cast<char>(c);
-        } else {
-            char hex[8];
-            std::snprintf(hex, sizeof hex, "\\x%02x", c);
-            out += hex;
-        }
-    }
-    return out;
 }
 
 std::string number(double v) {

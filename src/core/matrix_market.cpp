@@ -1,3 +1,5 @@
+#include "shown.hpp"
+
 #include <adimg/error.hpp>
 #include <adimg/matrix_market.hpp>
 
@@ -38,22 +40,6 @@ std::ofstream open_for_writing(const std::filesystem::path& path) {
     std::ofstream out(path);
     if (!out) throw input_error("cannot write '" + path.string() + "': check that the directory exists and is writable");
     out.precision(17);
-    return out;
-}
-
-/// A token for messages: printable ASCII as is, other bytes escaped, long tokens cut short.
-std::string shown(const std::string& s) {
-    std::string out;
-    for (unsigned char c : s) {
-        if (out.size() > 40) return out + "...";
-        if (c >= 0x20 && c < 0x7f) {
-            out += static_cast<char>(c);
-        } else {
-            char hex[8];
-            std::snprintf(hex, sizeof hex, "\\x%02x", c);
-            out += hex;
-        }
-    }
     return out;
 }
 
@@ -125,6 +111,15 @@ public:
         }
         if (in_.bad()) throw input_error(name_ + ": reading failed after line " + std::to_string(line_));
         return false;
+    }
+
+    /// The next data line, which must exist: item `index` of `count` that line `announced_at`
+    /// announces (`what`: "entries", "values").
+    void next_item(std::vector<std::string>& tokens, long long index, long long count, const char* what,
+                   long long announced_at) {
+        if (!next_data_line(tokens))
+            throw input_error(name_ + ": the file ends after " + std::to_string(index) + " of the " + std::to_string(count) +
+                              " " + what + " that line " + std::to_string(announced_at) + " announces");
     }
 
     /// After the last announced entry: only comments and blank lines may follow.
@@ -270,9 +265,7 @@ Eigen::SparseMatrix<double> read_matrix_market_matrix(const std::filesystem::pat
     // Reserve no more than the file has shown to hold; the vector grows with what is read.
     entries.reserve(static_cast<std::size_t>(std::min<long long>(nnz, 1 << 16)));
     for (long long e = 0; e < nnz; ++e) {
-        if (!in.next_data_line(tokens))
-            throw input_error(in.name() + ": the file ends after " + std::to_string(e) + " of the " + std::to_string(nnz) +
-                              " entries that line " + std::to_string(line_of_size) + " announces");
+        in.next_item(tokens, e, nnz, "entries", line_of_size);
         expect_tokens(in, tokens, 3, "an entry 'row column value'");
         const long long r = parse_integer(in, tokens[0], "the row index", 1, rows);
         const long long c = parse_integer(in, tokens[1], "the column index", 1, cols);
@@ -308,9 +301,7 @@ std::vector<double> read_matrix_market_vector(const std::filesystem::path& path)
         std::vector<double> v;
         v.reserve(static_cast<std::size_t>(std::min<long long>(rows, 1 << 16)));
         for (long long r = 0; r < rows; ++r) {
-            if (!in.next_data_line(tokens))
-                throw input_error(in.name() + ": the file ends after " + std::to_string(r) + " of the " +
-                                  std::to_string(rows) + " values that line " + std::to_string(line_of_size) + " announces");
+            in.next_item(tokens, r, rows, "values", line_of_size);
             expect_tokens(in, tokens, 1, "one value per line");
             v.push_back(parse_value(in, tokens[0], header.integer));
         }
@@ -322,9 +313,7 @@ std::vector<double> read_matrix_market_vector(const std::filesystem::path& path)
     std::vector<Entry> entries;
     entries.reserve(static_cast<std::size_t>(std::min<long long>(nnz, 1 << 16)));
     for (long long e = 0; e < nnz; ++e) {
-        if (!in.next_data_line(tokens))
-            throw input_error(in.name() + ": the file ends after " + std::to_string(e) + " of the " + std::to_string(nnz) +
-                              " entries that line " + std::to_string(line_of_size) + " announces");
+        in.next_item(tokens, e, nnz, "entries", line_of_size);
         expect_tokens(in, tokens, 3, "an entry 'row 1 value'");
         const long long r = parse_integer(in, tokens[0], "the row index", 1, rows);
         parse_integer(in, tokens[1], "the column index", 1, 1);

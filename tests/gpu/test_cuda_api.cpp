@@ -11,6 +11,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "../compare.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -26,15 +28,7 @@ SolverOptions on(BackendKind backend) {
     return options;
 }
 
-double relative_max_difference(const std::vector<double>& a, const std::vector<double>& b) {
-    REQUIRE(a.size() == b.size());
-    double diff = 0.0, largest = 0.0;
-    for (std::size_t p = 0; p < a.size(); ++p) {
-        diff = std::max(diff, std::abs(a[p] - b[p]));
-        largest = std::max(largest, std::abs(b[p]));
-    }
-    return diff / largest;
-}
+using adimg_test::relative_max_difference;
 
 /// A smooth right-hand side, zero on the edge; `seed` varies it.
 std::vector<double> smooth_rhs(int mx, int my, int seed) {
