@@ -18,6 +18,10 @@ namespace adimg {
 
 class CpuBackend {
 public:
+    /// Loops over fewer points than this run on one thread: on the coarse levels starting a
+    /// parallel region costs more than the loop, and waiting threads spin on shared cores.
+    static bool parallel_worth(std::size_t points) { return points >= 16384; }
+
     template <class T>
     using vector = std::vector<T>;
     template <class T>
@@ -47,7 +51,7 @@ public:
     template <class T>
     void defect(const matrix<T>& A, const vector<T>& b, const vector<T>& x, vector<T>& d) {
         const BandsView<T> Av = view(A);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if(parallel_worth(A.rows()))
         for (int j = 0; j < A.my; ++j)
             for (int i = 0; i < A.mx; ++i) {
                 const std::size_t p = static_cast<std::size_t>(j) * A.mx + i;
@@ -59,7 +63,7 @@ public:
     template <class T>
     void jacobi(const matrix<T>& A, const vector<T>& b, const vector<T>& x_in, vector<T>& x_out, T omega) {
         const BandsView<T> Av = view(A);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if(parallel_worth(A.rows()))
         for (int j = 0; j < A.my; ++j)
             for (int i = 0; i < A.mx; ++i) {
                 const std::size_t p = static_cast<std::size_t>(j) * A.mx + i;
@@ -74,7 +78,7 @@ public:
         const BandsView<T> Av = view(A);
         for (int colour = 0; colour < 4; ++colour) {
             const int ci = colour & 1, cj = colour >> 1;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if(parallel_worth(A.rows()))
             for (int j = cj; j < A.my; j += 2)
                 for (int i = ci; i < A.mx; i += 2) {
                     const std::size_t p = static_cast<std::size_t>(j) * A.mx + i;
@@ -96,7 +100,7 @@ public:
         const int lines = along_x ? my : mx, length = along_x ? mx : my;
         const int block = along_x ? 1 : 64;  // lines solved together
         const std::size_t row_stride = along_x ? 1 : mx, line_stride = along_x ? mx : 1;
-#pragma omp parallel
+#pragma omp parallel if(parallel_worth(A.rows()))
         {
             std::vector<T> c_prime(static_cast<std::size_t>(length) * block), next(block);
 #pragma omp for schedule(static)
@@ -140,7 +144,7 @@ public:
     void restrict_to(const vector<T>& fine, int mx_fine, int my_fine, const vector<T>& split_x,
                      const vector<T>& split_y, vector<T>& coarse) {
         const int mxc = mx_fine / 2 + 1, myc = my_fine / 2 + 1;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if(parallel_worth(fine.size()))
         for (int J = 0; J < myc; ++J)
             for (int I = 0; I < mxc; ++I)
                 coarse[static_cast<std::size_t>(J) * mxc + I] =
@@ -152,7 +156,7 @@ public:
     void prolong_add(const vector<T>& coarse, const vector<T>& split_x, const vector<T>& split_y, vector<T>& fine,
                      int mx_fine, int my_fine) {
         const int mxc = mx_fine / 2 + 1;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if(parallel_worth(fine.size()))
         for (int j = 1; j < my_fine - 1; ++j)
             for (int i = 1; i < mx_fine - 1; ++i)
                 fine[static_cast<std::size_t>(j) * mx_fine + i] +=
@@ -168,21 +172,21 @@ public:
     template <class S, class T>
     void axpy(double alpha, const vector<S>& x, vector<T>& y) {
         const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(y.size());
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if(parallel_worth(y.size()))
         for (std::ptrdiff_t p = 0; p < n; ++p) y[p] = T(y[p] + alpha * x[p]);
     }
     /// y = x + beta y
     template <class T>
     void xpay(const vector<T>& x, double beta, vector<T>& y) {
         const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(y.size());
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if(parallel_worth(y.size()))
         for (std::ptrdiff_t p = 0; p < n; ++p) y[p] = T(x[p] + beta * y[p]);
     }
     /// dst = alpha src, converting to dst's precision (the scaling keeps float in range).
     template <class S, class T>
     void scale_convert(double alpha, const vector<S>& src, vector<T>& dst) {
         const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(dst.size());
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if(parallel_worth(dst.size()))
         for (std::ptrdiff_t p = 0; p < n; ++p) dst[p] = T(alpha * src[p]);
     }
     /// x·y accumulated in double, whatever T is (float sums of A5 defects would overflow).
@@ -190,7 +194,7 @@ public:
     double dot(const vector<T>& x, const vector<T>& y) {
         const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(x.size());
         double sum = 0.0;
-#pragma omp parallel for schedule(static) reduction(+ : sum)
+#pragma omp parallel for schedule(static) reduction(+ : sum) if(parallel_worth(x.size()))
         for (std::ptrdiff_t p = 0; p < n; ++p) sum += double(x[p]) * double(y[p]);
         return sum;
     }
