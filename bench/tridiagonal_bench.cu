@@ -67,7 +67,7 @@ Row measure(CudaBackend& be, cusparseHandle_t handle, int n, int batch, double c
     int best_threads = 0, best_staged = 0;
     for (int staged : {1, 0}) {
         if (staged && make_cr_layout(n, sizeof(T), true).words * sizeof(T) > be.shared_bytes_per_block()) continue;
-        for (int threads : {64, 128, 256, 512}) {
+        for (int threads : {64, 128, 256, 512, 1024}) {
             if (fixed_threads && threads != fixed_threads) continue;
             const double ms = bench::median_ms(s, samples, repeats, [&] {
                 restore();

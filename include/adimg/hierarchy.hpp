@@ -38,4 +38,8 @@ NineBands<double> galerkin_coarse(const NineBands<double>& fine, const std::vect
 Hierarchy galerkin_hierarchy(NineBands<double> finest, const std::vector<std::vector<double>>& split_x,
                              const std::vector<std::vector<double>>& split_y, int finest_level);
 
+/// The same grids and split positions as `h`, with every coarse matrix replaced by the Galerkin
+/// product of the next finer one (the finest matrix is kept).
+Hierarchy galerkin_from_finest(Hierarchy h);
+
 }  // namespace adimg

@@ -192,7 +192,7 @@ int run_solve(const std::vector<std::string>& args) {
     ProblemOptions problem;
     SolverOptionStrings solver_strings;
     MatrixOptions matrix;
-    std::string method = "multigrid", json_path, out_path;
+    std::string method = "multigrid", json_path, out_path, coarse_operators = "rediscretized";
     bool quiet = false;
     po::options_description desc("solve options");
     add_problem_options(desc, problem, 8);
@@ -206,6 +206,8 @@ int run_solve(const std::vector<std::string>& args) {
         ("out", po::value(&out_path), "write the solution to this Matrix Market file")
         ("solver", po::value(&method)->default_value(method), "multigrid, or direct (Eigen sparse Cholesky)")
         ("json", po::value(&json_path), "also write the results to this JSON file")
+        ("coarse-operators", po::value(&coarse_operators)->default_value(coarse_operators),
+         "rediscretized (each level assembled on its own mesh) or galerkin (R A P from the finest matrix)")
         ("quiet,q", po::bool_switch(&quiet), "print only the summary");
     add_solver_options(desc, solver_strings);
     if (!parse_command_line(args, desc,
@@ -215,6 +217,8 @@ int run_solve(const std::vector<std::string>& args) {
         return 0;
     if (method != "multigrid" && method != "direct")
         throw input_error("--solver '" + method + "' is not allowed; use multigrid or direct");
+    if (coarse_operators != "rediscretized" && coarse_operators != "galerkin")
+        throw input_error("--coarse-operators '" + coarse_operators + "' is not allowed; use rediscretized or galerkin");
     check_output_paths({out_path, json_path});  // before the work, not after it
     if (!matrix.matrix.empty()) {
         if (!problem.case_name.empty() || !problem.case_file.empty())
@@ -257,7 +261,9 @@ int run_solve(const std::vector<std::string>& args) {
     Solver solver(options);
     if (!solver.notice().empty()) std::printf("%s\n", solver.notice().c_str());
     std::printf("backend %s\n%s\n", solver.device_name().c_str(), describe(options).c_str());
-    const Hierarchy hierarchy = rediscretized_hierarchy(spec, problem.level, options.coarse_level);
+    const Hierarchy hierarchy = coarse_operators == "galerkin"
+                                    ? galerkin_from_finest(rediscretized_hierarchy(spec, problem.level, options.coarse_level))
+                                    : rediscretized_hierarchy(spec, problem.level, options.coarse_level);
     const double assembly_seconds = seconds_since(start);
     solver.setup(hierarchy);
     outcome.setup_seconds = assembly_seconds + solver.setup_seconds();

@@ -102,15 +102,20 @@ Hierarchy galerkin_hierarchy(NineBands<double> finest, const std::vector<std::ve
     const int levels = static_cast<int>(split_x.size()) + 1;
     Hierarchy h;
     h.levels.resize(levels);
-    h.levels.back().level = finest_level;
-    h.levels.back().A = std::move(finest);
-    for (int l = levels - 2; l >= 0; --l) {
-        HostLevel& level = h.levels[l];
-        level.level = finest_level - (levels - 1 - l);
-        level.split_x = split_x[l];
-        level.split_y = split_y[l];
-        level.A = galerkin_coarse(h.levels[l + 1].A, level.split_x, level.split_y);
+    for (int l = 0; l < levels; ++l) {
+        h.levels[l].level = finest_level - (levels - 1 - l);
+        if (l + 1 < levels) {
+            h.levels[l].split_x = split_x[l];
+            h.levels[l].split_y = split_y[l];
+        }
     }
+    h.levels.back().A = std::move(finest);
+    return galerkin_from_finest(std::move(h));
+}
+
+Hierarchy galerkin_from_finest(Hierarchy h) {
+    for (std::size_t l = h.levels.size() - 1; l-- > 0;)
+        h.levels[l].A = galerkin_coarse(h.levels[l + 1].A, h.levels[l].split_x, h.levels[l].split_y);
     return h;
 }
 

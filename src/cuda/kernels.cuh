@@ -116,7 +116,7 @@ __global__ void __launch_bounds__(max_line_threads)
 /// system s has its diagonals at offset s * n in dl, d, du and its right-hand side in x, which
 /// receives the solution (gtsv2StridedBatch's layout).
 template <class T>
-__global__ void __launch_bounds__(max_line_threads)
+__global__ void __launch_bounds__(1024)
     tridiagonal_batch(const T* __restrict__ dl, const T* __restrict__ d, const T* __restrict__ du, T* x,
                       const __grid_constant__ CrLayout layout) {
     extern __shared__ unsigned char raw_shared[];
