@@ -77,9 +77,7 @@ CudaBackend::~CudaBackend() {
     if (stream_) cudaStreamDestroy(stream_);
 }
 
-double CudaBackend::finish_dot(int count) {
-    kernels::dot_final<<<1, 1024, 0, stream_>>>(partial_.data(), count, result_.data());
-    ADIMG_CUDA_CHECK_LAUNCH("dot_final kernel");
+double CudaBackend::read_result() {
     ADIMG_CUDA_CHECK(cudaMemcpyAsync(host_result_, result_.data(), sizeof(double), cudaMemcpyDeviceToHost, stream_));
     ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream_));
     return *host_result_;

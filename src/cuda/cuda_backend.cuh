@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <set>
 #include <cmath>
 #include <tuple>
 #include <string>
@@ -196,10 +197,8 @@ public:
     }
     template <class T>
     double dot(const vector<T>& x, const vector<T>& y) {
-        const int count = std::min<int>(partial_count, blocks(x.size()));
-        kernels::dot_partial<<<count, kernels::reduce_threads, 0, stream_>>>(x.data(), y.data(), x.size(), partial_.data());
-        ADIMG_CUDA_CHECK_LAUNCH("dot_partial kernel");
-        return finish_dot(count);
+        dot(x, y, result_.data());
+        return read_result();
     }
     template <class T>
     double norm2(const vector<T>& x) {
@@ -328,16 +327,19 @@ private:
     }
     int blocks(std::size_t n) const { return static_cast<int>(std::clamp<std::size_t>((n + 255) / 256, 1, 4 * 1024)); }
     /// The dynamic shared memory of a cyclic-reduction launch. Above the default 48 KiB the
-    /// kernel's limit is raised first; this is done at each such launch because every
-    /// translation unit that launches a kernel template holds its own copy of the kernel.
+    /// kernel's limit must be raised first; it is raised to the device maximum once per kernel.
+    /// Kernels are told apart by address, because every translation unit that launches a kernel
+    /// template holds its own copy of the kernel.
     template <class Kernel>
-    std::size_t allow_shared(Kernel kernel, const CrLayout& layout, std::size_t word) const {
+    std::size_t allow_shared(Kernel kernel, const CrLayout& layout, std::size_t word) {
         const std::size_t bytes = layout.words * word;
-        if (bytes > 48 * 1024)
-            ADIMG_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+        if (bytes > 48 * 1024 && raised_.insert(reinterpret_cast<const void*>(kernel)).second)
+            ADIMG_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                  static_cast<int>(shared_limit_)));
         return bytes;
     }
-    double finish_dot(int count);
+    /// Brings result_ to the host: the one synchronisation of a reduction.
+    double read_result();
     /// Staging buffer c % 2, once the transfer that last used it has finished.
     char* staging(std::size_t c) {
         ADIMG_CUDA_CHECK(cudaEventSynchronize(staged_[c % 2]));
@@ -349,6 +351,7 @@ private:
         cudaGraphExec_t exec = nullptr;
     };
     std::map<const void*, Recording> recordings_;
+    std::set<const void*> raised_;  // kernels whose shared-memory limit is raised
     bool graphs_enabled_ = true;  // ADIMG_NO_GRAPHS=1 turns replay into plain launches (for comparisons)
 
     static constexpr std::size_t staging_bytes = std::size_t(4) << 20;
