@@ -52,6 +52,24 @@ std::vector<Timing> measure(CudaBackend& be, const NineBands<double>& A_host, co
     time("gauss_seidel (4 colours)", 12, [&] { be.gauss_seidel(A, b, x); });
     time("line_relax x-lines", 12, [&] { be.line_relax(A, b, x, y, Direction::x, T(0.7)); });
     time("line_relax y-lines", 12, [&] { be.line_relax(A, b, x, y, Direction::y, T(0.7)); });
+    // The same sweeps with each level-0 staging of the cyclic reduction (the rows above use the
+    // backend's choice).
+    for (CrStaging staging : {CrStaging::all, CrStaging::evens, CrStaging::none}) {
+        if (make_cr_layout(std::max(mx, my), sizeof(T), staging).words * sizeof(T) > be.shared_bytes_per_block()) continue;
+        be.line_tuning.staging = staging;
+        for (Direction d : {Direction::x, Direction::y}) {
+            const std::string op = std::string("line_relax ") + (d == Direction::x ? "x" : "y") + "-lines, level 0 staged: " +
+                                   to_string(staging);
+            time(op.c_str(), 12, [&] { be.line_relax(A, b, x, y, d, T(0.7)); });
+        }
+    }
+    be.line_tuning.staging.reset();
+    // A solve's transfers: b up and x down, double on the host, through the pinned staging buffers.
+    std::vector<double> host(n, 1.0);
+    time("upload + download (host double)", 2, [&] {
+        be.upload(host, b);
+        be.download(b, host);
+    });
     time("restrict_to", 1.25, [&] { be.restrict_to(x, mx, my, sx, sy, coarse); });
     time("prolong_add", 2.25, [&] { be.prolong_add(coarse, sx, sy, y, mx, my); });
     time("axpy", 3, [&] { be.axpy(0.5, x, y); });

@@ -31,7 +31,8 @@ struct Row {
     std::string precision;
     int n, batch;
     double ours_ms, strided_ms, interleaved_ms, ours_gbs, floor_ms;
-    int threads, staged;
+    int threads;
+    CrStaging staging;
     double automatic_ms;
 };
 
@@ -64,18 +65,19 @@ Row measure(CudaBackend& be, cusparseHandle_t handle, int n, int batch, double c
     // Block size and load scheme (one pass with O_0 in shared memory, or two) are swept; the
     // fastest is reported, next to the backend's automatic choice.
     double ours = 1e30, automatic = 0;
-    int best_threads = 0, best_staged = 0;
-    for (int staged : {1, 0}) {
-        if (staged && make_cr_layout(n, sizeof(T), true).words * sizeof(T) > be.shared_bytes_per_block()) continue;
+    int best_threads = 0;
+    CrStaging best_staging = CrStaging::all;
+    for (CrStaging staging : {CrStaging::all, CrStaging::evens, CrStaging::none}) {
+        if (make_cr_layout(n, sizeof(T), staging).words * sizeof(T) > be.shared_bytes_per_block()) continue;
         for (int threads : {64, 128, 256, 512, 1024}) {
             if (fixed_threads && threads != fixed_threads) continue;
             const double ms = bench::median_ms(s, samples, repeats, [&] {
                 restore();
-                be.solve_batch(da, db, dc, x, n, batch, threads, staged);
+                be.solve_batch(da, db, dc, x, n, batch, threads, staging);
             }) - copy_ms;
-            std::fprintf(stderr, "  %s n=%d, %d threads per line, %s load: %.4f ms\n", sizeof(T) == 4 ? "float" : "double", n,
-                         threads, staged ? "one-pass" : "two-pass", ms);
-            if (ms < ours) ours = ms, best_threads = threads, best_staged = staged;
+            std::fprintf(stderr, "  %s n=%d, %d threads per line, level 0 staged: %s: %.4f ms\n",
+                         sizeof(T) == 4 ? "float" : "double", n, threads, to_string(staging), ms);
+            if (ms < ours) ours = ms, best_threads = threads, best_staging = staging;
         }
     }
     automatic = bench::median_ms(s, samples, repeats, [&] {
@@ -124,7 +126,7 @@ Row measure(CudaBackend& be, cusparseHandle_t handle, int n, int batch, double c
     // Bytes: the four arrays read once and the solution written once.
     const double bytes = 5.0 * total * sizeof(T);
     return {sizeof(T) == 4 ? "float" : "double", n, batch, ours, strided, interleaved, bytes / (automatic * 1e-3) / 1e9,
-            bytes / copy_bw * 1e3, best_threads, best_staged, automatic};
+            bytes / copy_bw * 1e3, best_threads, best_staging, automatic};
 }
 
 }  // namespace
@@ -150,7 +152,7 @@ int main(int argc, char** argv) {
         const double copy_bw = bench::copy_bandwidth(be.stream());
         std::printf("# Cyclic reduction vs cuSPARSE on %s\n\ncopy bandwidth (read + write): %.0f GB/s\n\n", be.name().c_str(),
                     copy_bw / 1e9);
-        std::printf("| precision | n | lines | best threads | best load | adimg CR best ms | adimg CR ms (solver's choice) | gtsv2StridedBatch ms | "
+        std::printf("| precision | n | lines | best threads | best level-0 staging | adimg CR best ms | adimg CR ms (solver's choice) | gtsv2StridedBatch ms | "
                     "gtsvInterleavedBatch ms | gtsv2StridedBatch / adimg CR | adimg CR GB/s | of copy bandwidth |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         std::vector<Row> rows;
         std::vector<int> lengths = quick ? std::vector<int>{1025} : std::vector<int>{65, 129, 257, 513, 1025, 2049, 4097, 8193};
@@ -170,7 +172,7 @@ int main(int argc, char** argv) {
                 const Row r = precision ? measure<double>(be, handle, n, batch, copy_bw) : measure<float>(be, handle, n, batch, copy_bw);
                 rows.push_back(r);
                 std::printf("| %s | %d | %d | %d | %s | %.4f | %.4f | %.4f | %.4f | %.2f | %.0f | %.0f%% |\n", r.precision.c_str(), r.n, r.batch, r.threads,
-                            r.staged ? "one-pass" : "two-pass", r.ours_ms, r.automatic_ms, r.strided_ms, r.interleaved_ms, r.strided_ms / r.automatic_ms, r.ours_gbs,
+                            to_string(r.staging), r.ours_ms, r.automatic_ms, r.strided_ms, r.interleaved_ms, r.strided_ms / r.automatic_ms, r.ours_gbs,
                             100.0 * r.ours_gbs * 1e9 / copy_bw);
                 std::fflush(stdout);
             }

@@ -2,6 +2,7 @@
 // solve, the paper's accuracy (Table 2) with mixed precision, mixed against double, an
 // iteration-count baseline (paper Table 3), the point smoothers' limits, and failure reports.
 
+#include "compare.hpp"
 #include "paper_values.hpp"
 
 #include <adimg/assembly.hpp>
@@ -75,13 +76,9 @@ TEST_CASE("Double multigrid agrees with the direct solve to 1e-9 at L=6 for ever
         const Run mg = solve_case(name, 6, options);
         INFO(name << " L=6: multigrid " << describe(mg));
         REQUIRE(mg.report.ok());
-        double diff = 0.0, largest = 0.0;
-        for (std::size_t p = 0; p < direct.size(); ++p) {
-            diff = std::max(diff, std::abs(mg.x[p] - direct[p]));
-            largest = std::max(largest, std::abs(direct[p]));
-        }
-        INFO("max |x_mg - x_direct| / max |x_direct| = " << diff / largest << " (expected < 1e-9)");
-        CHECK(diff / largest < 1e-9);
+        const double diff = adimg_test::relative_max_difference(mg.x, direct);
+        INFO("max |x_mg - x_direct| / max |x_direct| = " << diff << " (expected < 1e-9)");
+        CHECK(diff < 1e-9);
     }
 }
 
@@ -290,13 +287,9 @@ TEST_CASE("Solver: setup once and solve many times, misuse is an input_error", "
     REQUIRE(second.ok());
     CHECK(first.iterations() == second.iterations());
     // The same solution (OpenMP reductions may round differently from run to run).
-    double diff = 0.0, largest = 0.0;
-    for (std::size_t p = 0; p < x.size(); ++p) {
-        diff = std::max(diff, std::abs(x[p] - again[p]));
-        largest = std::max(largest, std::abs(x[p]));
-    }
-    INFO("second solve differs by " << diff / largest << " relative (expected < 1e-10)");
-    CHECK(diff / largest < 1e-10);
+    const double diff = adimg_test::relative_max_difference(again, x);
+    INFO("second solve differs by " << diff << " relative (expected < 1e-10)");
+    CHECK(diff < 1e-10);
     CHECK(solver.setup_count() == 1);
     CHECK(solver.solve_count() == 2);
     CHECK_THROWS_AS(solver.solve(std::vector<double>(b.size() + 1, 0.0), x), input_error);

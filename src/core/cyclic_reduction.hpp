@@ -15,6 +15,9 @@
 //        even equations are loaded first and the first reduction loads the odd ones itself:
 //        two dependent passes, but 1.5 n words less shared memory, which lets more lines run
 //        at once on long lines (bench/PERFORMANCE.md has the measurements);
+//        E_0 may be left out as well: the first reduction then loads all three of its
+//        equations from memory and the last substitution loads its even equation again (the
+//        evens are read twice and then once more, mostly from cache), for 1.5 n words less again;
 //   O_k  the odd equations of level k >= 1, the input of the next reduction; two ping-pong
 //        buffers (levels 1, 3, 5, ... and 2, 4, ...), since each phase reads one and writes the other;
 //   X_k  the solution of level k >= 1, again two ping-pong buffers, placed over the O buffers,
@@ -25,8 +28,9 @@
 // words of E and 16 of O. These hit disjoint banks when the two bases differ by 64 bytes modulo
 // 128 (16 banks of 4 bytes; for double, each half-warp's 8 + 8 doubles likewise), so each E_k is
 // padded to meet that. All reads are of consecutive (or identical) words. The back substitution
-// has thread alpha write X_k[alpha], consecutive again. Total: about 4.1 n words, 5.6 n with O_0
-// (float lines of 8193 unknowns take 135 KiB without, 184 KiB with it).
+// has thread alpha write X_k[alpha], consecutive again. Total: about 4.1 n words, 5.6 n with O_0,
+// 2.6 n with neither O_0 nor E_0 (float lines of 8193 unknowns take 135, 184 and 86 KiB; double
+// lines of 8193 fit an H200 block, 172 KiB, only with neither).
 
 #include <adimg/host_device.hpp>
 
@@ -35,6 +39,16 @@
 namespace adimg {
 
 constexpr int cr_max_levels = 16;  // lines of up to 65535 equations
+
+/// Which equations of level 0 are kept in shared memory (see above).
+enum class CrStaging {
+    all,    ///< E_0 and O_0: the line is loaded in one coalesced pass
+    evens,  ///< E_0 only: evens loaded first, odds by the first reduction
+    none,   ///< neither: the first reduction and the last substitution load what they need
+};
+inline const char* to_string(CrStaging staging) {
+    return staging == CrStaging::all ? "E_0 and O_0" : staging == CrStaging::evens ? "E_0" : "none";
+}
 
 /// Where everything lives for a line of n equations, in words of the element type.
 struct CrLayout {
@@ -45,7 +59,7 @@ struct CrLayout {
     int odd_offset[2];                ///< start of the two O ping-pong buffers
     int odd_size = 0;                 ///< words per O array (both buffers)
     int solution_offset[2];           ///< start of the two X ping-pong buffers, inside the O region
-    bool staged_odds = false;         ///< O_0 is used: the line is loaded in one pass
+    CrStaging staging = CrStaging::evens;
     int first_odd_offset = 0;         ///< start of O_0 (3 arrays of first_odd_size words)
     int first_odd_size = 0;
     int words = 0;                    ///< total words: 3 E arrays, 3 O arrays (holding X later), O_0
@@ -59,11 +73,12 @@ struct CrLayout {
     ADIMG_HD int first_odd_base(int array) const { return first_odd_offset + array * first_odd_size; }
 };
 
-/// Computes the layout for n >= 1 equations of `word_bytes` each, with or without O_0.
-inline CrLayout make_cr_layout(int n, int word_bytes, bool staged_odds = true) {
+/// Computes the layout for n >= 1 equations of `word_bytes` each.
+inline CrLayout make_cr_layout(int n, int word_bytes, CrStaging staging = CrStaging::all) {
     CrLayout L{};
     L.n = n;
-    L.staged_odds = staged_odds;
+    L.staging = staging;
+    const bool staged_odds = staging == CrStaging::all;
     while ((n >> (L.levels + 1)) >= 1) ++L.levels;
     // O buffers: odd equations of levels 1, 3, ... go to buffer 1, of levels 2, 4, ... to buffer 0.
     const int odd1 = n >> 2, odd0 = n >> 3;  // o_1 = n_2, o_2 = n_3 (the largest of each parity)
@@ -82,7 +97,7 @@ inline CrLayout make_cr_layout(int n, int word_bytes, bool staged_odds = true) {
             offset += ((want - offset) % period + period) % period;
         }
         L.even_offset[k] = offset;
-        offset += L.evens(k);
+        if (k > 0 || staging != CrStaging::none) offset += L.evens(k);
     }
     L.even_size = (offset + period - 1) / period * period;  // keeps every array aligned to `period`
     L.odd_size = (L.odd_size + period - 1) / period * period;
@@ -134,8 +149,11 @@ ADIMG_HD T cr_substitute(const CrEquation<T>& e, T x_lo, T x_hi) {
 /// `store(i, x)` receives its solution. `shared` is the buffer described by `layout`.
 /// `phase(count, body)` must call body(t) for t in [0, count) and then wait until all calls of
 /// the phase (all threads) are done before the next phase.
-template <class T, class Phase, class Load, class Store>
-ADIMG_HD void cyclic_reduction(const CrLayout& L, T* shared, Phase&& phase, Load&& load, Store&& store) {
+/// `staging` is L.staging, given separately so that a kernel can pass it as a compile-time
+/// constant (std::integral_constant<CrStaging, S>): each staging then gets code (and registers)
+/// of its own instead of branches for all three.
+template <class T, class Staging, class Phase, class Load, class Store>
+ADIMG_HD void cyclic_reduction(const CrLayout& L, Staging staging, T* shared, Phase&& phase, Load&& load, Store&& store) {
     auto put = [&](int base_of_array0, int stride, int i, const CrEquation<T>& e) {
         shared[base_of_array0 + i] = e.a;
         shared[base_of_array0 + stride + i] = e.c;
@@ -147,26 +165,30 @@ ADIMG_HD void cyclic_reduction(const CrLayout& L, T* shared, Phase&& phase, Load
     };
     const int es = L.even_size, os = L.odd_size;
     // Level 0: with O_0, thread t loads equation t (consecutive threads, consecutive addresses),
-    // evens to E_0 and odds to O_0; without, only the evens are loaded here.
-    if (L.staged_odds) {
+    // evens to E_0 and odds to O_0; with E_0 only, the evens are loaded here; with neither, nothing.
+    const CrStaging level0 = staging;
+    const bool in_shared = level0 != CrStaging::none;
+    if (level0 == CrStaging::all) {
         phase(L.n, [&](int i) {
             if (i % 2 == 0)
                 put(L.even_base(0, 0), es, i / 2, load(i));
             else
                 put(L.first_odd_base(0), L.first_odd_size, i / 2, load(i));
         });
-    } else {
+    } else if (in_shared) {
         phase(L.evens(0), [&](int i) { put(L.even_base(0, 0), es, i, load(2 * i)); });
     }
+    // The even equation i of level k, from E_k (level 0 without E_0: from memory).
+    auto even = [&](int k, int i) { return k > 0 || in_shared ? get(L.even_base(0, k), es, i) : load(2 * i); };
     // Reductions: S_{k+1}[beta] from the odd equation 2 beta + 1 of S_k and its even neighbours.
     for (int k = 0; k < L.levels; ++k) {
         phase(L.size(k + 1), [&](int beta) {
-            const CrEquation<T> lo = get(L.even_base(0, k), es, beta);
-            const CrEquation<T> mid = k > 0          ? get(L.odd_base(0, k), os, beta)
-                                      : L.staged_odds ? get(L.first_odd_base(0), L.first_odd_size, beta)
-                                                      : load(2 * beta + 1);
+            const CrEquation<T> lo = even(k, beta);
+            const CrEquation<T> mid = k > 0                            ? get(L.odd_base(0, k), os, beta)
+                                      : level0 == CrStaging::all    ? get(L.first_odd_base(0), L.first_odd_size, beta)
+                                                                     : load(2 * beta + 1);
             const bool has_hi = 2 * beta + 2 < L.size(k);
-            const CrEquation<T> hi = has_hi ? get(L.even_base(0, k), es, beta + 1) : lo;
+            const CrEquation<T> hi = has_hi ? even(k, beta + 1) : lo;
             const CrEquation<T> e = cr_reduce(lo, mid, has_hi ? &hi : nullptr);
             if (beta % 2 == 0)
                 put(L.even_base(0, k + 1), es, beta / 2, e);
@@ -176,7 +198,7 @@ ADIMG_HD void cyclic_reduction(const CrLayout& L, T* shared, Phase&& phase, Load
     }
     // The last level has one equation.
     phase(1, [&](int) {
-        const T x = get(L.even_base(0, L.levels), es, 0).v;  // a unit diagonal and no neighbours
+        const T x = even(L.levels, 0).v;  // a unit diagonal and no neighbours
         if (L.levels == 0) store(0, x);
         else shared[L.solution_base(L.levels)] = x;
     });
@@ -191,7 +213,7 @@ ADIMG_HD void cyclic_reduction(const CrLayout& L, T* shared, Phase&& phase, Load
                 const int i = alpha / 2;
                 const T x_lo = i > 0 ? next[i - 1] : T(0);
                 const T x_hi = alpha + 1 < L.size(k) ? next[i] : T(0);
-                x = cr_substitute(get(L.even_base(0, k), es, i), x_lo, x_hi);
+                x = cr_substitute(even(k, i), x_lo, x_hi);
             }
             if (k == 0) store(alpha, x);
             else shared[L.solution_base(k) + alpha] = x;

@@ -1,5 +1,6 @@
 #include "cuda_backend.cuh"
 
+#include <cstddef>
 #include <cstdlib>
 
 #include "../core/engine.hpp"
@@ -82,6 +83,16 @@ double CudaBackend::read_result() {
     ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream_));
     return *host_result_;
 }
+
+template <class S, class D>
+void CudaBackend::convert_on_host(const S* src, D* dst, std::size_t n) {
+    const auto count = static_cast<std::ptrdiff_t>(n);
+#pragma omp parallel for schedule(static) if (count >= (std::ptrdiff_t(1) << 16))
+    for (std::ptrdiff_t i = 0; i < count; ++i) dst[i] = static_cast<D>(src[i]);
+}
+template void CudaBackend::convert_on_host(const double*, float*, std::size_t);
+template void CudaBackend::convert_on_host(const double*, double*, std::size_t);
+template void CudaBackend::convert_on_host(const float*, double*, std::size_t);
 
 std::unique_ptr<SolverEngine> make_cuda_engine(const SolverOptions& options) {
     return std::make_unique<Engine<CudaBackend>>(options);

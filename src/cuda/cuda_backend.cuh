@@ -10,11 +10,12 @@
 
 #include <algorithm>
 #include <array>
-#include <map>
-#include <set>
 #include <cmath>
-#include <tuple>
+#include <map>
+#include <optional>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace adimg {
@@ -42,7 +43,7 @@ public:
         int lo = 1, hi = 1 << 16;
         while (lo + 1 < hi) {
             const int mid = (lo + hi) / 2;
-            (make_cr_layout(mid, sizeof(T), false).words * sizeof(T) <= shared_limit_ ? lo : hi) = mid;
+            (make_cr_layout(mid, sizeof(T), CrStaging::none).words * sizeof(T) <= shared_limit_ ? lo : hi) = mid;
         }
         return lo;
     }
@@ -65,6 +66,11 @@ public:
         if (M.transposed.size() == M.values.size()) transpose_bands(M);
         ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream_));
     }
+    /// dst[i] = D(src[i]) for i < n, on all host cores: one core copies ~5 GB/s, a third of
+    /// what PCIe carries, and made the transfers of a solve slower than the solve
+    /// (bench/PERFORMANCE.md). Defined for double to float, double to double and float to double.
+    template <class S, class D>
+    static void convert_on_host(const S* src, D* dst, std::size_t n);
     /// Host to device through pinned staging buffers, in chunks: the conversion of one chunk on
     /// the host overlaps the transfer of the previous one.
     template <class T>
@@ -73,7 +79,7 @@ public:
         for (std::size_t first = 0, c = 0; first < host.size(); first += chunk, ++c) {
             const std::size_t count = std::min(chunk, host.size() - first);
             T* stage = reinterpret_cast<T*>(staging(c));
-            std::copy(host.begin() + first, host.begin() + first + count, stage);
+            convert_on_host(host.data() + first, stage, count);
             ADIMG_CUDA_CHECK(cudaMemcpyAsync(v.data() + first, stage, count * sizeof(T), cudaMemcpyHostToDevice, stream_));
             ADIMG_CUDA_CHECK(cudaEventRecord(staged_[c % 2], stream_));
         }
@@ -94,8 +100,7 @@ public:
             ADIMG_CUDA_CHECK(cudaEventSynchronize(staged_[c % 2]));
             if (c + 1 < chunks) enqueue(c + 1);
             const std::size_t first = c * chunk, count = std::min(chunk, v.size() - first);
-            const T* stage = reinterpret_cast<const T*>(staging_[c % 2]);
-            std::copy(stage, stage + count, host.begin() + first);
+            convert_on_host(reinterpret_cast<const T*>(staging_[c % 2]), host.data() + first, count);
         }
     }
     template <class T>
@@ -150,11 +155,16 @@ public:
     /// cuSPARSE's gtsv2StridedBatch) in place in x, one block of `threads` per system.
     template <class T>
     void solve_batch(const vector<T>& dl, const vector<T>& d, const vector<T>& du, vector<T>& x, int n, int batch,
-                     int threads = 0, int staged = -1) {
-        const CrLayout layout = line_layout<T>(n, staged);
-        const std::size_t bytes = allow_shared(kernels::tridiagonal_batch<T>, layout, sizeof(T));
-        kernels::tridiagonal_batch<<<batch, threads > 0 ? threads : line_threads<T>(n), bytes, stream_>>>(
-            dl.data(), d.data(), du.data(), x.data(), layout);
+                     int threads = 0, std::optional<CrStaging> staging = {}) {
+        // Measured fastest for the batch (bench/tridiagonal_bench): the loads are cheap here, so
+        // beyond 1025 unknowns the occupancy that O_0 costs is not worth it.
+        const CrLayout layout = line_layout<T>(n, staging, n <= 1025 ? CrStaging::all : CrStaging::evens);
+        with_staging(layout.staging, [&](auto s) {
+            auto kernel = kernels::tridiagonal_batch<T, decltype(s)::value>;
+            const std::size_t bytes = allow_shared(kernel, layout, sizeof(T));
+            kernel<<<batch, threads > 0 ? threads : line_threads<T>(n), bytes, stream_>>>(dl.data(), d.data(), du.data(),
+                                                                                         x.data(), layout);
+        });
         ADIMG_CUDA_CHECK_LAUNCH("tridiagonal_batch kernel");
     }
 
@@ -260,12 +270,16 @@ public:
     void forget(const void* key);
 
     /// Layout of a line of `length` unknowns; throws device_error if it does not fit shared memory.
-    /// `staged` chooses the one-pass load with O_0 (1: yes, 0: no, -1: as measured fastest by
-    /// bench/tridiagonal_bench on the H200: one pass only for double lines up to 1025 unknowns).
+    /// The level-0 staging is `forced` if given, else line_tuning's, else `preferred`, else
+    /// line_staging()'s; unless forced, it falls back to none where the choice does not fit.
     template <class T>
-    CrLayout line_layout(int length, int staged = -1) const {
-        const bool stage = staged >= 0 ? staged == 1 : sizeof(T) == 8 && length <= 1025;
-        const CrLayout layout = make_cr_layout(length, sizeof(T), stage);
+    CrLayout line_layout(int length, std::optional<CrStaging> forced = {}, std::optional<CrStaging> preferred = {}) const {
+        CrStaging chosen = forced                ? *forced
+                           : line_tuning.staging ? *line_tuning.staging
+                           : preferred           ? *preferred
+                                                 : line_staging<T>(length);
+        if (!forced && make_cr_layout(length, sizeof(T), chosen).words * sizeof(T) > shared_limit_) chosen = CrStaging::none;
+        const CrLayout layout = make_cr_layout(length, sizeof(T), chosen);
         const std::size_t bytes = layout.words * sizeof(T);
         if (bytes > shared_limit_)
             throw device_error("a line of " + std::to_string(length) + " unknowns needs " + std::to_string(bytes / 1024) +
@@ -275,6 +289,21 @@ public:
                                " unknowns; use a lower level, or the jacobi or gauss-seidel smoother");
         return layout;
     }
+    /// Which equations of level 0 the line kernels keep in shared memory, as measured fastest by
+    /// bench/kernel_bench (ADI sweeps, L=10 and 12) on the H200: float lines all of level 0
+    /// (the one-pass load of a sweep's equations, 17 global reads each, pays for the occupancy
+    /// it costs: 0.53 against 0.69 ms per x-sweep at L=12), double lines all of it up to 1025
+    /// unknowns and the evens beyond (0.98 against 1.39 ms at L=12). line_layout() falls back to
+    /// none where the choice does not fit (double lines of 8193).
+    template <class T>
+    static CrStaging line_staging(int length) {
+        return sizeof(T) == 4 || length <= 1025 ? CrStaging::all : CrStaging::evens;
+    }
+    /// Benchmark knobs: when set, they replace the measured choices of the line kernels.
+    struct LineTuning {
+        std::optional<CrStaging> staging;
+    } line_tuning;
+
     /// Threads per line, as measured fastest by bench/tridiagonal_bench on the H200: 128 (float)
     /// or 256 (double) up to 1025 unknowns, 256 or 512 up to 2049, 512 beyond; fewer for short lines.
     template <class T>
@@ -286,6 +315,15 @@ public:
     }
 
 private:
+    /// Calls f(std::integral_constant<CrStaging, staging>): each staging is a kernel of its own.
+    template <class F>
+    static void with_staging(CrStaging staging, F&& f) {
+        switch (staging) {
+        case CrStaging::all: return f(std::integral_constant<CrStaging, CrStaging::all>{});
+        case CrStaging::evens: return f(std::integral_constant<CrStaging, CrStaging::evens>{});
+        case CrStaging::none: return f(std::integral_constant<CrStaging, CrStaging::none>{});
+        }
+    }
     /// Grids with fewer columns than this sweep their y-lines in place, strided.
     static constexpr int transposed_from = 256;
     /// One line sweep on the grid of `A`.
@@ -294,8 +332,11 @@ private:
         const bool along_x = direction == Direction::x;
         const int length = along_x ? A.mx : A.my, lines = along_x ? A.my : A.mx;
         const CrLayout layout = line_layout<T>(length);
-        const std::size_t bytes = allow_shared(kernels::line_relax<T>, layout, sizeof(T));
-        kernels::line_relax<<<lines, line_threads<T>(length), bytes, stream_>>>(A, b, x_in, x_out, direction, omega, layout);
+        with_staging(layout.staging, [&](auto s) {
+            auto kernel = kernels::line_relax<T, decltype(s)::value>;
+            const std::size_t bytes = allow_shared(kernel, layout, sizeof(T));
+            kernel<<<lines, line_threads<T>(length), bytes, stream_>>>(A, b, x_in, x_out, direction, omega, layout);
+        });
         ADIMG_CUDA_CHECK_LAUNCH("line_relax kernel");
     }
     /// out (cols x rows) = in (rows x cols) transposed.

@@ -8,6 +8,7 @@
 #include "../core/scalar_ratio.hpp"
 
 #include <cstddef>
+#include <type_traits>
 
 namespace adimg::kernels {
 
@@ -87,7 +88,7 @@ struct BlockPhases {
 // time, and this keeps them in the constant bank instead of a copy on the stack.
 constexpr int max_line_threads = 512;
 
-template <class T>
+template <class T, CrStaging S>
 __global__ void __launch_bounds__(max_line_threads)
     line_relax(BandsView<T> A, const T* __restrict__ b, const T* __restrict__ x_in, T* __restrict__ x_out,
                Direction direction, T omega, const __grid_constant__ CrLayout layout) {
@@ -109,13 +110,13 @@ __global__ void __launch_bounds__(max_line_threads)
         const std::size_t p = node(r);
         x_out[p] = relax(x_in[p], x, omega);
     };
-    cyclic_reduction<T>(layout, shared, phase, load, store);
+    cyclic_reduction<T>(layout, std::integral_constant<CrStaging, S>{}, shared, phase, load, store);
 }
 
 /// Solves a batch of independent tridiagonal systems (for the comparison with cuSPARSE):
 /// system s has its diagonals at offset s * n in dl, d, du and its right-hand side in x, which
 /// receives the solution (gtsv2StridedBatch's layout).
-template <class T>
+template <class T, CrStaging S>
 __global__ void __launch_bounds__(1024)
     tridiagonal_batch(const T* __restrict__ dl, const T* __restrict__ d, const T* __restrict__ du, T* x,
                       const __grid_constant__ CrLayout layout) {
@@ -125,7 +126,7 @@ __global__ void __launch_bounds__(1024)
     BlockPhases phase;
     auto load = [&](int r) { return cr_normalise(dl[base + r], d[base + r], du[base + r], x[base + r]); };
     auto store = [&](int r, T value) { x[base + r] = value; };
-    cyclic_reduction<T>(layout, shared, phase, load, store);
+    cyclic_reduction<T>(layout, std::integral_constant<CrStaging, S>{}, shared, phase, load, store);
 }
 
 /// out (cols x rows, row-major) = in (rows x cols, row-major) transposed, through a 32 x 33 tile

@@ -139,20 +139,25 @@ TEMPLATE_TEST_CASE("CUDA ADI line sweeps (cyclic reduction) equal the CPU backen
     using T = TestType;
     std::mt19937 rng(12);
     CpuBackend cpu;
-    for (auto [mx, my] : grids) {
-        for (Direction direction : {Direction::x, Direction::y}) {
-            INFO(mx << "x" << my << " grid, " << (direction == Direction::x ? "x" : "y") << "-lines, "
-                    << (sizeof(T) == 4 ? "float" : "double"));
-            const NineBands<double> A = random_bands(mx, my, rng);
-            const std::size_t n = A.rows();
-            const std::vector<double> b = random_vector(n, rng), x = random_vector(n, rng);
-            auto out_gpu = poisoned<T>(n);
-            gpu().line_relax(gpu().make_matrix<T>(A), device<T>(b), device<T>(x), out_gpu, direction, T(0.7));
-            std::vector<T> out_cpu(n);
-            cpu.line_relax(cpu.make_matrix<T>(A), as<T>(b), as<T>(x), out_cpu, direction, T(0.7));
-            CHECK(difference(host(out_gpu), as_double(out_cpu)) < 10 * tolerance<T>());
+    // Every level-0 staging of the cyclic reduction, not only the one the backend picks.
+    for (CrStaging staging : {CrStaging::all, CrStaging::evens, CrStaging::none}) {
+        gpu().line_tuning.staging = staging;
+        for (auto [mx, my] : grids) {
+            for (Direction direction : {Direction::x, Direction::y}) {
+                INFO(mx << "x" << my << " grid, " << (direction == Direction::x ? "x" : "y") << "-lines, "
+                        << (sizeof(T) == 4 ? "float" : "double") << ", level 0 staged: " << to_string(staging));
+                const NineBands<double> A = random_bands(mx, my, rng);
+                const std::size_t n = A.rows();
+                const std::vector<double> b = random_vector(n, rng), x = random_vector(n, rng);
+                auto out_gpu = poisoned<T>(n);
+                gpu().line_relax(gpu().make_matrix<T>(A), device<T>(b), device<T>(x), out_gpu, direction, T(0.7));
+                std::vector<T> out_cpu(n);
+                cpu.line_relax(cpu.make_matrix<T>(A), as<T>(b), as<T>(x), out_cpu, direction, T(0.7));
+                CHECK(difference(host(out_gpu), as_double(out_cpu)) < 10 * tolerance<T>());
+            }
         }
     }
+    gpu().line_tuning.staging.reset();
 }
 
 TEMPLATE_TEST_CASE("CUDA restriction and prolongation equal the CPU backend on graded meshes", "[gpu]", float, double) {
@@ -228,26 +233,30 @@ TEMPLATE_TEST_CASE("CUDA cyclic reduction agrees with Thomas for lengths 3, 5, 9
     std::vector<int> lengths = {1, 2, 31, 32, 33, longest};
     for (int n = 3; n <= longest; n = 2 * n - 1) lengths.push_back(n);
     for (int n : lengths) {
-        INFO("line of " << n << " unknowns (longest " << longest << "), " << (sizeof(T) == 4 ? "float" : "double"));
-        const int batch = 8;
-        std::vector<double> a(n * batch), b(n * batch), c(n * batch), rhs(n * batch);
-        for (int s = 0; s < batch; ++s)
-            for (int i = 0; i < n; ++i) {
-                const int p = s * n + i;
-                a[p] = i > 0 ? -u(rng) : 0.0;
-                c[p] = i + 1 < n ? -u(rng) : 0.0;
-                b[p] = -a[p] - c[p] + u(rng);
-                rhs[p] = v(rng);
+        for (CrStaging staging : {CrStaging::all, CrStaging::evens, CrStaging::none}) {
+            if (make_cr_layout(n, sizeof(T), staging).words * sizeof(T) > gpu().shared_bytes_per_block()) continue;
+            INFO("line of " << n << " unknowns (longest " << longest << "), " << (sizeof(T) == 4 ? "float" : "double")
+                            << ", level 0 staged: " << to_string(staging));
+            const int batch = 8;
+            std::vector<double> a(n * batch), b(n * batch), c(n * batch), rhs(n * batch);
+            for (int s = 0; s < batch; ++s)
+                for (int i = 0; i < n; ++i) {
+                    const int p = s * n + i;
+                    a[p] = i > 0 ? -u(rng) : 0.0;
+                    c[p] = i + 1 < n ? -u(rng) : 0.0;
+                    b[p] = -a[p] - c[p] + u(rng);
+                    rhs[p] = v(rng);
+                }
+            auto x = device<T>(rhs);
+            gpu().solve_batch(device<T>(a), device<T>(b), device<T>(c), x, n, batch, 0, staging);
+            const std::vector<double> result = host(x);
+            for (int s = 0; s < batch; ++s) {
+                auto slice = [&](const std::vector<double>& w) {
+                    return std::vector<double>(w.begin() + s * n, w.begin() + (s + 1) * n);
+                };
+                const std::vector<double> ref = test::thomas({slice(a), slice(b), slice(c), slice(rhs)});
+                CHECK(difference(slice(result), ref) < 50 * tolerance<T>());
             }
-        auto x = device<T>(rhs);
-        gpu().solve_batch(device<T>(a), device<T>(b), device<T>(c), x, n, batch);
-        const std::vector<double> result = host(x);
-        for (int s = 0; s < batch; ++s) {
-            auto slice = [&](const std::vector<double>& w) {
-                return std::vector<double>(w.begin() + s * n, w.begin() + (s + 1) * n);
-            };
-            const std::vector<double> ref = test::thomas({slice(a), slice(b), slice(c), slice(rhs)});
-            CHECK(difference(slice(result), ref) < 50 * tolerance<T>());
         }
     }
 }
