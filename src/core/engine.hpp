@@ -73,7 +73,10 @@ public:
     std::vector<LevelInfo> levels() const override {
         std::vector<LevelInfo> out = mg_float_ ? mg_float_->info() : mg_double_->info();
         const long long outer_bytes = outer_double_ ? 3 * outer_double_->bytes() : 0;
-        out.back().bytes += (A_double_ ? static_cast<long long>(Backend::bytes(*A_double_)) : 0) + outer_bytes;
+        // The finest level also carries the outer loop's double matrix and vectors and the
+        // backend's workspace (measured after a solve, it includes what the sweeps allocated).
+        out.back().bytes += (A_double_ ? static_cast<long long>(Backend::bytes(*A_double_)) : 0) + outer_bytes +
+                            static_cast<long long>(be_.workspace_bytes());
         return out;
     }
 

@@ -45,6 +45,9 @@ public:
     void download(const vector<T>& v, std::vector<double>& host) { host.assign(v.begin(), v.end()); }
     template <class T>
     static std::size_t bytes(const matrix<T>& A) { return A.values.size() * sizeof(T); }
+    /// Bytes the backend holds besides the levels: none (the line sweeps allocate their small
+    /// per-thread buffers for the duration of a sweep).
+    std::size_t workspace_bytes() const { return 0; }
 
     // --- stencil operations -----------------------------------------------------------------
     /// d = b - A x

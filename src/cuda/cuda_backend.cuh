@@ -104,7 +104,15 @@ public:
         }
     }
     template <class T>
-    static std::size_t bytes(const matrix<T>& A) { return A.values.size() * sizeof(T); }
+    /// Device bytes of a level's matrix: the bands, and their transposed copy once a y-sweep made it.
+    static std::size_t bytes(const matrix<T>& A) { return (A.values.size() + A.transposed.size()) * sizeof(T); }
+    /// Device bytes the backend holds besides the levels: the transposed sweeps' scratch vectors.
+    std::size_t workspace_bytes() const {
+        std::size_t total = 0;
+        for (const auto& v : std::get<0>(scratch_)) total += v.size() * sizeof(float);
+        for (const auto& v : std::get<1>(scratch_)) total += v.size() * sizeof(double);
+        return total;
+    }
 
     // --- stencil operations -----------------------------------------------------------------
     template <class T>
