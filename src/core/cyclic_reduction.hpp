@@ -59,7 +59,7 @@ struct CrLayout {
     int odd_offset[2];                ///< start of the two O ping-pong buffers
     int odd_size = 0;                 ///< words per O array (both buffers)
     int solution_offset[2];           ///< start of the two X ping-pong buffers, inside the O region
-    CrStaging staging = CrStaging::evens;
+    CrStaging staging = CrStaging::all;  ///< which equations of level 0 live in shared memory
     int first_odd_offset = 0;         ///< start of O_0 (3 arrays of first_odd_size words)
     int first_odd_size = 0;
     int words = 0;                    ///< total words: 3 E arrays, 3 O arrays (holding X later), O_0

@@ -103,8 +103,8 @@ public:
             convert_on_host(reinterpret_cast<const T*>(staging_[c % 2]), host.data() + first, count);
         }
     }
-    template <class T>
     /// Device bytes of a level's matrix: the bands, and their transposed copy once a y-sweep made it.
+    template <class T>
     static std::size_t bytes(const matrix<T>& A) { return (A.values.size() + A.transposed.size()) * sizeof(T); }
     /// Device bytes the backend holds besides the levels: the transposed sweeps' scratch vectors.
     std::size_t workspace_bytes() const {

@@ -115,7 +115,9 @@ __global__ void __launch_bounds__(max_line_threads)
 
 /// Solves a batch of independent tridiagonal systems (for the comparison with cuSPARSE):
 /// system s has its diagonals at offset s * n in dl, d, du and its right-hand side in x, which
-/// receives the solution (gtsv2StridedBatch's layout).
+/// receives the solution (gtsv2StridedBatch's layout). In place is safe with every staging: the
+/// only phase that writes x is the last, and there each thread reads (the even equation it
+/// solves, without E_0) only the entry it then writes.
 template <class T, CrStaging S>
 __global__ void __launch_bounds__(1024)
     tridiagonal_batch(const T* __restrict__ dl, const T* __restrict__ d, const T* __restrict__ du, T* x,

@@ -139,7 +139,11 @@ TEMPLATE_TEST_CASE("CUDA ADI line sweeps (cyclic reduction) equal the CPU backen
     using T = TestType;
     std::mt19937 rng(12);
     CpuBackend cpu;
-    // Every level-0 staging of the cyclic reduction, not only the one the backend picks.
+    // Every level-0 staging of the cyclic reduction, not only the one the backend picks; the
+    // backend is shared by all tests, so its choice comes back even if a REQUIRE throws.
+    struct RestoreChoice {
+        ~RestoreChoice() { gpu().line_tuning.staging.reset(); }
+    } restore;
     for (CrStaging staging : {CrStaging::all, CrStaging::evens, CrStaging::none}) {
         gpu().line_tuning.staging = staging;
         for (auto [mx, my] : grids) {
@@ -157,7 +161,6 @@ TEMPLATE_TEST_CASE("CUDA ADI line sweeps (cyclic reduction) equal the CPU backen
             }
         }
     }
-    gpu().line_tuning.staging.reset();
 }
 
 TEMPLATE_TEST_CASE("CUDA restriction and prolongation equal the CPU backend on graded meshes", "[gpu]", float, double) {
