@@ -72,6 +72,14 @@ std::vector<Timing> measure(CudaBackend& be, const NineBands<double>& A_host, co
     });
     time("restrict_to", 1.25, [&] { be.restrict_to(x, mx, my, sx, sy, coarse); });
     time("prolong_add", 2.25, [&] { be.prolong_add(coarse, sx, sy, y, mx, my); });
+    // The defect restricted: fused into one pass against a defect and a restriction (the minimum
+    // is that of the fused pass: bands, b and x read once, the coarse grid written).
+    for (bool fused : {true, false}) {
+        be.fused_restriction = fused;
+        time(fused ? "restrict_defect (fused)" : "restrict_defect (defect, then restrict_to)", 11.25,
+             [&] { be.restrict_defect(A, b, x, y, sx, sy, coarse); });
+    }
+    be.fused_restriction.reset();
     time("axpy", 3, [&] { be.axpy(0.5, x, y); });
     time("dot (with host sync)", 2, [&] { be.dot(x, y); });
     return out;
@@ -87,6 +95,26 @@ void cycle_timings(CudaBackend& be, int level, std::vector<Timing>& out) {
     be.fill(mg.rhs(), T(1));
     out.push_back({"V-cycle (ADI, 4+4, all levels)", bench::median_ms(be.stream(), 5, 5, [&] { mg.cycle(); }), 0});
     out.push_back({"V-cycle + defect norm (digits mode)", bench::median_ms(be.stream(), 5, 5, [&] { mg.cycle(); mg.defect_norm(); }), 0});
+    // The same cycle recorded with plain launches: each kernel is scheduled only once the one
+    // before it has finished (what programmatic dependent launch saves).
+    const bool programmatic = be.programmatic_launch;
+    be.programmatic_launch = false;
+    {
+        Multigrid<CudaBackend, T> plain(be, h, options);
+        be.fill(plain.rhs(), T(1));
+        out.push_back({"V-cycle, plain launches", bench::median_ms(be.stream(), 5, 5, [&] { plain.cycle(); }), 0});
+    }
+    be.programmatic_launch = programmatic;
+    // The defect and restriction fused on every level, and on none (by default only on grids of
+    // at least 4097² nodes).
+    for (bool fused : {true, false}) {
+        be.fused_restriction = fused;
+        Multigrid<CudaBackend, T> forced(be, h, options);
+        be.fill(forced.rhs(), T(1));
+        out.push_back({fused ? "V-cycle, defect and restriction fused on every level" : "V-cycle, defect and restriction fused on none",
+                       bench::median_ms(be.stream(), 5, 5, [&] { forced.cycle(); }), 0});
+    }
+    be.fused_restriction.reset();
 }
 
 }  // namespace

@@ -69,7 +69,7 @@ Row measure(CudaBackend& be, cusparseHandle_t handle, int n, int batch, double c
     CrStaging best_staging = CrStaging::all;
     for (CrStaging staging : {CrStaging::all, CrStaging::evens, CrStaging::none}) {
         if (make_cr_layout(n, sizeof(T), staging).words * sizeof(T) > be.shared_bytes_per_block()) continue;
-        for (int threads : {64, 128, 256, 512, 1024}) {
+        for (int threads : {64, 128, 256, 384, 512, 768, 1024}) {
             if (fixed_threads && threads != fixed_threads) continue;
             const double ms = bench::median_ms(s, samples, repeats, [&] {
                 restore();

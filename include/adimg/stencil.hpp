@@ -97,18 +97,24 @@ ADIMG_HD T prolong_value(const T* coarse, int mxc, const T* tx, const T* ty, int
 /// sum over fine nodes 2I-1..2I+1 x 2J-1..2J+1 of the prolongation weights they received from
 /// (I, J). Coarse boundary nodes get 0: they are Dirichlet rows, and the correction must keep
 /// the fine boundary at zero.
-template <class T>
-ADIMG_HD T restrict_value(const T* fine, int mxf, int myf, const T* tx, const T* ty, int I, int J) {
-    const int mxc = mxf / 2 + 1, myc = myf / 2 + 1;
+/// `fine(i, j)` gives the fine value at node (i, j), wherever it is kept (a grid in memory, or
+/// a tile of just-computed defects in shared memory, as the fused kernel keeps them).
+template <class T, class Fine>
+ADIMG_HD T restrict_from(Fine&& fine, int mxc, int myc, const T* tx, const T* ty, int I, int J) {
     if (I == 0 || J == 0 || I == mxc - 1 || J == myc - 1) return T(0);
     const T wx[3] = {tx[I - 1], T(1), T(1) - tx[I]};
     const T wy[3] = {ty[J - 1], T(1), T(1) - ty[J]};
     T sum = 0;
     for (int b = 0; b < 3; ++b) {
-        const T* row = fine + static_cast<std::size_t>(2 * J - 1 + b) * mxf + (2 * I - 1);
-        sum += wy[b] * (wx[0] * row[0] + wx[1] * row[1] + wx[2] * row[2]);
+        const int j = 2 * J - 1 + b, i = 2 * I - 1;
+        sum += wy[b] * (wx[0] * fine(i, j) + wx[1] * fine(i + 1, j) + wx[2] * fine(i + 2, j));
     }
     return sum;
+}
+template <class T>
+ADIMG_HD T restrict_value(const T* fine, int mxf, int myf, const T* tx, const T* ty, int I, int J) {
+    auto at = [&](int i, int j) { return fine[static_cast<std::size_t>(j) * mxf + i]; };
+    return restrict_from<T>(at, mxf / 2 + 1, myf / 2 + 1, tx, ty, I, J);
 }
 
 /// True for nodes on the edge of the grid (the Dirichlet rows of the built-in problems).

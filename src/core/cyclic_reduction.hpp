@@ -168,12 +168,13 @@ ADIMG_HD void cyclic_reduction(const CrLayout& L, Staging staging, T* shared, Ph
     // evens to E_0 and odds to O_0; with E_0 only, the evens are loaded here; with neither, nothing.
     const CrStaging level0 = staging;
     const bool in_shared = level0 != CrStaging::none;
+    // Each equation is formed first and then stored to E or O by parity: loading inside two
+    // branches made every warp run its (17-read) loads twice, once per half (bench/PERFORMANCE.md).
     if (level0 == CrStaging::all) {
         phase(L.n, [&](int i) {
-            if (i % 2 == 0)
-                put(L.even_base(0, 0), es, i / 2, load(i));
-            else
-                put(L.first_odd_base(0), L.first_odd_size, i / 2, load(i));
+            const CrEquation<T> e = load(i);
+            const bool is_even = i % 2 == 0;
+            put(is_even ? L.even_base(0, 0) : L.first_odd_base(0), is_even ? es : L.first_odd_size, i / 2, e);
         });
     } else if (in_shared) {
         phase(L.evens(0), [&](int i) { put(L.even_base(0, 0), es, i, load(2 * i)); });
@@ -190,10 +191,8 @@ ADIMG_HD void cyclic_reduction(const CrLayout& L, Staging staging, T* shared, Ph
             const bool has_hi = 2 * beta + 2 < L.size(k);
             const CrEquation<T> hi = has_hi ? even(k, beta + 1) : lo;
             const CrEquation<T> e = cr_reduce(lo, mid, has_hi ? &hi : nullptr);
-            if (beta % 2 == 0)
-                put(L.even_base(0, k + 1), es, beta / 2, e);
-            else
-                put(L.odd_base(0, k + 1), os, beta / 2, e);
+            const bool is_even = beta % 2 == 0;
+            put(is_even ? L.even_base(0, k + 1) : L.odd_base(0, k + 1), is_even ? es : os, beta / 2, e);
         });
     }
     // The last level has one equation.

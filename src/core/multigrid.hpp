@@ -89,9 +89,8 @@ private:
             Level& level = levels_[l];
             if (l != finest) be_.fill(level.x, T(0));
             smooth(level, options_.pre_smooth);
-            be_.defect(level.A, level.b, level.x, level.d);
             Level& coarse = levels_[l - 1];
-            be_.restrict_to(level.d, level.mx, level.my, coarse.split_x, coarse.split_y, coarse.b);
+            be_.restrict_defect(level.A, level.b, level.x, level.d, coarse.split_x, coarse.split_y, coarse.b);
         }
         Level& coarsest = levels_.front();
         if (finest != 0) be_.fill(coarsest.x, T(0));

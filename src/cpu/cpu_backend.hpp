@@ -154,6 +154,14 @@ public:
                     restrict_value(fine.data(), mx_fine, my_fine, split_x.data(), split_y.data(), I, J);
     }
 
+    /// coarse = R (b - A x), through the scratch vector d.
+    template <class T>
+    void restrict_defect(const matrix<T>& A, const vector<T>& b, const vector<T>& x, vector<T>& d, const vector<T>& split_x,
+                         const vector<T>& split_y, vector<T>& coarse) {
+        defect(A, b, x, d);
+        restrict_to(d, A.mx, A.my, split_x, split_y, coarse);
+    }
+
     /// fine += P coarse, on interior fine nodes.
     template <class T>
     void prolong_add(const vector<T>& coarse, const vector<T>& split_x, const vector<T>& split_y, vector<T>& fine,

@@ -9,6 +9,7 @@ namespace adimg {
 
 namespace kernels {
 __global__ void dot_final(const double* partial, int count, double* result) {
+    follow_previous_kernel();
     __shared__ double sums[1024];
     double sum = 0.0;
     for (int i = threadIdx.x; i < count; i += blockDim.x) sum += partial[i];
@@ -51,6 +52,8 @@ CudaBackend::CudaBackend() {
     ADIMG_CUDA_CHECK(cudaStreamCreate(&stream_));
     const char* no_graphs = std::getenv("ADIMG_NO_GRAPHS");
     graphs_enabled_ = !(no_graphs && std::string(no_graphs) == "1");
+    const char* no_pdl = std::getenv("ADIMG_NO_PDL");
+    programmatic_launch = props.major >= 9 && !(no_pdl && std::string(no_pdl) == "1");
     partial_ = DeviceVector<double>(partial_count);
     result_ = DeviceVector<double>(1);
     ADIMG_CUDA_CHECK(cudaMallocHost(&host_result_, sizeof(double)));

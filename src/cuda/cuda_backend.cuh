@@ -117,21 +117,19 @@ public:
     // --- stencil operations -----------------------------------------------------------------
     template <class T>
     void defect(const matrix<T>& A, const vector<T>& b, const vector<T>& x, vector<T>& d) {
-        kernels::defect<<<tiles(A.mx, A.my), block2d(), 0, stream_>>>(A.view(), b.data(), x.data(), d.data());
-        ADIMG_CUDA_CHECK_LAUNCH("defect kernel");
+        launch("defect kernel", kernels::defect<T>, tiles(A.mx, A.my), block2d(), 0, A.view(), b.data(), x.data(), d.data());
     }
     template <class T>
     void jacobi(const matrix<T>& A, const vector<T>& b, const vector<T>& x_in, vector<T>& x_out, T omega) {
-        kernels::jacobi<<<tiles(A.mx, A.my), block2d(), 0, stream_>>>(A.view(), b.data(), x_in.data(), x_out.data(), omega);
-        ADIMG_CUDA_CHECK_LAUNCH("jacobi kernel");
+        launch("jacobi kernel", kernels::jacobi<T>, tiles(A.mx, A.my), block2d(), 0, A.view(), b.data(), x_in.data(),
+               x_out.data(), omega);
     }
     template <class T>
     void gauss_seidel(const matrix<T>& A, const vector<T>& b, vector<T>& x) {
         for (int colour = 0; colour < 4; ++colour) {
             const int ci = colour & 1, cj = colour >> 1;
-            kernels::gauss_seidel_colour<<<tiles((A.mx + 1) / 2, (A.my + 1) / 2), block2d(), 0, stream_>>>(
-                A.view(), b.data(), x.data(), ci, cj);
-            ADIMG_CUDA_CHECK_LAUNCH("gauss_seidel_colour kernel");
+            launch("gauss_seidel_colour kernel", kernels::gauss_seidel_colour<T>, tiles((A.mx + 1) / 2, (A.my + 1) / 2),
+                   block2d(), 0, A.view(), b.data(), x.data(), ci, cj);
         }
     }
     /// x-lines run directly. y-lines run as x-lines of the transposed grid: b and x_in are
@@ -170,48 +168,63 @@ public:
         with_staging(layout.staging, [&](auto s) {
             auto kernel = kernels::tridiagonal_batch<T, decltype(s)::value>;
             const std::size_t bytes = allow_shared(kernel, layout, sizeof(T));
-            kernel<<<batch, threads > 0 ? threads : line_threads<T>(n), bytes, stream_>>>(dl.data(), d.data(), du.data(),
-                                                                                         x.data(), layout);
+            launch("tridiagonal_batch kernel", kernel, batch, threads > 0 ? threads : line_threads<T>(n), bytes, dl.data(),
+                   d.data(), du.data(), x.data(), layout);
         });
-        ADIMG_CUDA_CHECK_LAUNCH("tridiagonal_batch kernel");
     }
 
     // --- grid transfer ----------------------------------------------------------------------
     template <class T>
     void restrict_to(const vector<T>& fine, int mx_fine, int my_fine, const vector<T>& split_x, const vector<T>& split_y,
                      vector<T>& coarse) {
-        kernels::restrict_to<<<tiles(mx_fine / 2 + 1, my_fine / 2 + 1), block2d(), 0, stream_>>>(
-            fine.data(), mx_fine, my_fine, split_x.data(), split_y.data(), coarse.data());
-        ADIMG_CUDA_CHECK_LAUNCH("restrict_to kernel");
+        launch("restrict_to kernel", kernels::restrict_to<T>, tiles(mx_fine / 2 + 1, my_fine / 2 + 1), block2d(), 0,
+               fine.data(), mx_fine, my_fine, split_x.data(), split_y.data(), coarse.data());
     }
+    /// coarse = R (b - A x): the defect restricted, on large grids in one fused pass
+    /// (kernels::restrict_defect), else as a defect and a restriction; `d` is scratch for the
+    /// latter and is left undefined. Measured on the H200 (bench/PERFORMANCE.md): fused is 14%
+    /// (float) and 4% (double) faster at 4097², but on 1025² equal (float) or 16% slower (double):
+    /// a block computes four times the defects of an unfused one, and small grids have too few
+    /// blocks to hide that.
+    template <class T>
+    void restrict_defect(const matrix<T>& A, const vector<T>& b, const vector<T>& x, vector<T>& d, const vector<T>& split_x,
+                         const vector<T>& split_y, vector<T>& coarse) {
+        if (!fused_restriction.value_or(A.mx * static_cast<std::size_t>(A.my) >= fused_restriction_from)) {
+            defect(A, b, x, d);
+            restrict_to(d, A.mx, A.my, split_x, split_y, coarse);
+            return;
+        }
+        launch("restrict_defect kernel", kernels::restrict_defect<T>, tiles(A.mx / 2 + 1, A.my / 2 + 1), block2d(), 0,
+               A.view(), b.data(), x.data(), split_x.data(), split_y.data(), coarse.data());
+    }
+    /// Fine grids of at least this many nodes restrict their defect fused.
+    static constexpr std::size_t fused_restriction_from = std::size_t(4097) * 4097;
+    /// Benchmark knob: when set, restrict_defect() runs fused (true) or unfused (false) on every grid.
+    std::optional<bool> fused_restriction;
     template <class T>
     void prolong_add(const vector<T>& coarse, const vector<T>& split_x, const vector<T>& split_y, vector<T>& fine,
                      int mx_fine, int my_fine) {
-        kernels::prolong_add<<<tiles(mx_fine, my_fine), block2d(), 0, stream_>>>(coarse.data(), split_x.data(),
-                                                                                  split_y.data(), fine.data(), mx_fine, my_fine);
-        ADIMG_CUDA_CHECK_LAUNCH("prolong_add kernel");
+        launch("prolong_add kernel", kernels::prolong_add<T>, tiles(mx_fine, my_fine), block2d(), 0, coarse.data(),
+               split_x.data(), split_y.data(), fine.data(), mx_fine, my_fine);
     }
 
     // --- vector operations ------------------------------------------------------------------
     template <class T>
     void fill(vector<T>& v, T value) {
-        kernels::fill<<<blocks(v.size()), 256, 0, stream_>>>(v.data(), v.size(), value);
-        ADIMG_CUDA_CHECK_LAUNCH("fill kernel");
+        launch("fill kernel", kernels::fill<T>, blocks(v.size()), 256, 0, v.data(), v.size(), value);
     }
     template <class S, class T>
     void axpy(double alpha, const vector<S>& x, vector<T>& y) {
-        kernels::axpy<<<blocks(y.size()), 256, 0, stream_>>>(alpha, x.data(), y.data(), y.size());
-        ADIMG_CUDA_CHECK_LAUNCH("axpy kernel");
+        launch("axpy kernel", kernels::axpy<S, T>, blocks(y.size()), 256, 0, alpha, x.data(), y.data(), y.size());
     }
     template <class T>
     void xpay(const vector<T>& x, double beta, vector<T>& y) {
-        kernels::xpay<<<blocks(y.size()), 256, 0, stream_>>>(x.data(), beta, y.data(), y.size());
-        ADIMG_CUDA_CHECK_LAUNCH("xpay kernel");
+        launch("xpay kernel", kernels::xpay<T>, blocks(y.size()), 256, 0, x.data(), beta, y.data(), y.size());
     }
     template <class S, class T>
     void scale_convert(double alpha, const vector<S>& src, vector<T>& dst) {
-        kernels::scale_convert<<<blocks(dst.size()), 256, 0, stream_>>>(alpha, src.data(), dst.data(), dst.size());
-        ADIMG_CUDA_CHECK_LAUNCH("scale_convert kernel");
+        launch("scale_convert kernel", kernels::scale_convert<S, T>, blocks(dst.size()), 256, 0, alpha, src.data(), dst.data(),
+               dst.size());
     }
     template <class T>
     double dot(const vector<T>& x, const vector<T>& y) {
@@ -228,22 +241,21 @@ public:
     template <class T>
     void dot(const vector<T>& x, const vector<T>& y, double* out) {
         const int count = std::min<int>(partial_count, blocks(x.size()));
-        kernels::dot_partial<<<count, kernels::reduce_threads, 0, stream_>>>(x.data(), y.data(), x.size(), partial_.data());
-        ADIMG_CUDA_CHECK_LAUNCH("dot_partial kernel");
-        kernels::dot_final<<<1, 1024, 0, stream_>>>(partial_.data(), count, out);
-        ADIMG_CUDA_CHECK_LAUNCH("dot_final kernel");
+        launch("dot_partial kernel", kernels::dot_partial<T>, count, kernels::reduce_threads, 0, x.data(), y.data(), x.size(),
+               partial_.data());
+        launch("dot_final kernel", kernels::dot_final, 1, 1024, 0, partial_.data(), count, out);
     }
     /// y += sign (num / den) x with the scalars on the device; zero if den is zero.
     template <class T>
     void axpy_ratio(const double* num, const double* den, double sign, const vector<T>& x, vector<T>& y) {
-        kernels::axpy_ratio<<<blocks(y.size()), 256, 0, stream_>>>(num, den, sign, x.data(), y.data(), y.size());
-        ADIMG_CUDA_CHECK_LAUNCH("axpy_ratio kernel");
+        launch("axpy_ratio kernel", kernels::axpy_ratio<T>, blocks(y.size()), 256, 0, num, den, sign, x.data(), y.data(),
+               y.size());
     }
     /// y = x + ((num - num_minus) / den) y with the scalars on the device.
     template <class T>
     void xpay_ratio(const vector<T>& x, const double* num, const double* num_minus, const double* den, vector<T>& y) {
-        kernels::xpay_ratio<<<blocks(y.size()), 256, 0, stream_>>>(x.data(), num, num_minus, den, y.data(), y.size());
-        ADIMG_CUDA_CHECK_LAUNCH("xpay_ratio kernel");
+        launch("xpay_ratio kernel", kernels::xpay_ratio<T>, blocks(y.size()), 256, 0, x.data(), num, num_minus, den, y.data(),
+               y.size());
     }
 
     /// Runs `body`, whose work goes to this backend's stream and never waits for the host. The
@@ -307,6 +319,11 @@ public:
     static CrStaging line_staging(int length) {
         return sizeof(T) == 4 || length <= 1025 ? CrStaging::all : CrStaging::evens;
     }
+    /// Whether kernels are launched as programmatic dependent launches (kernels::follow_previous_kernel()):
+    /// on by default on sm_90 and newer; ADIMG_NO_PDL=1 turns it off. A V-cycle already recorded
+    /// as a graph keeps the launches it was recorded with.
+    bool programmatic_launch = false;
+
     /// Benchmark knobs: when set, they replace the measured choices of the line kernels.
     struct LineTuning {
         std::optional<CrStaging> staging;
@@ -323,6 +340,23 @@ public:
     }
 
 private:
+    /// kernel<<<grid, block, shared_bytes, stream_>>>(args...), as a programmatic dependent launch
+    /// if programmatic_launch is set; launch errors are reported naming `what`.
+    template <class... Params, class... Args>
+    void launch(const char* what, void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t shared_bytes, Args... args) {
+        cudaLaunchAttribute attribute{};
+        attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        attribute.val.programmaticStreamSerializationAllowed = 1;
+        cudaLaunchConfig_t config{};
+        config.gridDim = grid;
+        config.blockDim = block;
+        config.dynamicSmemBytes = shared_bytes;
+        config.stream = stream_;
+        config.attrs = &attribute;
+        config.numAttrs = programmatic_launch ? 1 : 0;
+        cuda_check(cudaLaunchKernelEx(&config, kernel, args...), what, __FILE__, __LINE__);
+        ADIMG_CUDA_CHECK_LAUNCH(what);
+    }
     /// Calls f(std::integral_constant<CrStaging, staging>): each staging is a kernel of its own.
     template <class F>
     static void with_staging(CrStaging staging, F&& f) {
@@ -343,16 +377,16 @@ private:
         with_staging(layout.staging, [&](auto s) {
             auto kernel = kernels::line_relax<T, decltype(s)::value>;
             const std::size_t bytes = allow_shared(kernel, layout, sizeof(T));
-            kernel<<<lines, line_threads<T>(length), bytes, stream_>>>(A, b, x_in, x_out, direction, omega, layout);
+            launch("line_relax kernel", kernel, lines, line_threads<T>(length), bytes, A, b, x_in, x_out, direction, omega,
+                   layout);
         });
-        ADIMG_CUDA_CHECK_LAUNCH("line_relax kernel");
     }
     /// out (cols x rows) = in (rows x cols) transposed.
     template <class T>
     void transpose(const T* in, T* out, int rows, int cols) {
-        kernels::transpose<<<dim3((cols + kernels::tile_x - 1) / kernels::tile_x, (rows + kernels::tile_x - 1) / kernels::tile_x),
-                             block2d(), 0, stream_>>>(in, out, rows, cols);
-        ADIMG_CUDA_CHECK_LAUNCH("transpose kernel");
+        launch("transpose kernel", kernels::transpose<T>,
+               dim3((cols + kernels::tile_x - 1) / kernels::tile_x, (rows + kernels::tile_x - 1) / kernels::tile_x), block2d(), 0,
+               in, out, rows, cols);
     }
     /// Band (dx, dy) of the grid becomes band (dy, dx) of the transposed grid.
     template <class T>

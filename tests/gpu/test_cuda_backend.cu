@@ -163,7 +163,7 @@ TEMPLATE_TEST_CASE("CUDA ADI line sweeps (cyclic reduction) equal the CPU backen
     }
 }
 
-TEMPLATE_TEST_CASE("CUDA restriction and prolongation equal the CPU backend on graded meshes", "[gpu]", float, double) {
+TEMPLATE_TEST_CASE("CUDA restriction (also fused with the defect) and prolongation equal the CPU backend on graded meshes", "[gpu]", float, double) {
     using T = TestType;
     std::mt19937 rng(13);
     std::uniform_real_distribution<double> t(0.05, 0.95);
@@ -183,6 +183,21 @@ TEMPLATE_TEST_CASE("CUDA restriction and prolongation equal the CPU backend on g
         std::vector<T> r_cpu(coarse.size());
         cpu.restrict_to(as<T>(fine), mx, my, as<T>(split_x), as<T>(split_y), r_cpu);
         CHECK(difference(host(r_gpu), as_double(r_cpu)) < tolerance<T>());
+
+        // The fused defect and restriction, and its unfused path, against defect then restriction on the CPU.
+        const NineBands<double> A = random_bands(mx, my, rng);
+        const std::vector<double> b = random_vector(fine.size(), rng);
+        std::vector<T> d_cpu(fine.size()), rd_cpu(coarse.size());
+        cpu.restrict_defect(cpu.make_matrix<T>(A), as<T>(b), as<T>(fine), d_cpu, as<T>(split_x), as<T>(split_y), rd_cpu);
+        for (bool fused : {true, false}) {
+            INFO((fused ? "fused" : "unfused") << " defect and restriction");
+            gpu().fused_restriction = fused;
+            auto rd_gpu = poisoned<T>(coarse.size());
+            auto d_gpu = poisoned<T>(fine.size());
+            gpu().restrict_defect(gpu().make_matrix<T>(A), device<T>(b), device<T>(fine), d_gpu, sx, sy, rd_gpu);
+            CHECK(difference(host(rd_gpu), as_double(rd_cpu)) < 10 * tolerance<T>());
+        }
+        gpu().fused_restriction.reset();
 
         auto p_gpu = device<T>(fine);
         gpu().prolong_add(device<T>(coarse), sx, sy, p_gpu, mx, my);
