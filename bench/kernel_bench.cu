@@ -54,7 +54,7 @@ std::vector<Timing> measure(CudaBackend& be, const NineBands<double>& A_host, co
     time("line_relax y-lines", 12, [&] { be.line_relax(A, b, x, y, Direction::y, T(0.7)); });
     // The same sweeps with each level-0 staging of the cyclic reduction (the rows above use the
     // backend's choice).
-    for (CrStaging staging : {CrStaging::all, CrStaging::evens, CrStaging::none}) {
+    for (CrStaging staging : all_cr_stagings) {
         if (make_cr_layout(std::max(mx, my), sizeof(T), staging).words * sizeof(T) > be.shared_bytes_per_block()) continue;
         be.line_tuning.staging = staging;
         for (Direction d : {Direction::x, Direction::y}) {
@@ -70,6 +70,21 @@ std::vector<Timing> measure(CudaBackend& be, const NineBands<double>& A_host, co
         be.upload(host, b);
         be.download(b, host);
     });
+    // What bounds them: the DMA alone, from and to pinned host memory (the PCIe ceiling), and the
+    // host-side copy into pinned memory alone (all host cores).
+    {
+        T* pinned = nullptr;
+        ADIMG_CUDA_CHECK(cudaMallocHost(&pinned, n * sizeof(T)));
+        time("upload + download, DMA only (pinned host buffer)", 2, [&] {
+            ADIMG_CUDA_CHECK(cudaMemcpyAsync(b.data(), pinned, n * sizeof(T), cudaMemcpyHostToDevice, be.stream()));
+            ADIMG_CUDA_CHECK(cudaMemcpyAsync(pinned, b.data(), n * sizeof(T), cudaMemcpyDeviceToHost, be.stream()));
+        });
+        time("host copy into pinned memory and back, no DMA", 2, [&] {
+            CudaBackend::convert_on_host(host.data(), pinned, n);
+            CudaBackend::convert_on_host(pinned, host.data(), n);
+        });
+        ADIMG_CUDA_CHECK(cudaFreeHost(pinned));
+    }
     time("restrict_to", 1.25, [&] { be.restrict_to(x, mx, my, sx, sy, coarse); });
     time("prolong_add", 2.25, [&] { be.prolong_add(coarse, sx, sy, y, mx, my); });
     // The defect restricted: fused into one pass against a defect and a restriction (the minimum
@@ -105,6 +120,14 @@ void cycle_timings(CudaBackend& be, int level, std::vector<Timing>& out) {
         out.push_back({"V-cycle, plain launches", bench::median_ms(be.stream(), 5, 5, [&] { plain.cycle(); }), 0});
     }
     be.programmatic_launch = programmatic;
+    // Where a cycle's time goes: the same cycle on hierarchies with a coarser finest level (the
+    // difference between two rows is one level's work, launches included).
+    if (level <= 10)
+        for (int finest = 1; finest < level; ++finest) {
+            Multigrid<CudaBackend, T> smaller(be, rediscretized_hierarchy(builtin_case("A2"), finest, 1), options);
+            be.fill(smaller.rhs(), T(1));
+            out.push_back({"V-cycle, finest level " + std::to_string(finest), bench::median_ms(be.stream(), 5, 5, [&] { smaller.cycle(); }), 0});
+        }
     // The defect and restriction fused on every level, and on none (by default only on grids of
     // at least 4097² nodes).
     for (bool fused : {true, false}) {

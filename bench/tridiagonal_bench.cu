@@ -67,7 +67,7 @@ Row measure(CudaBackend& be, cusparseHandle_t handle, int n, int batch, double c
     double ours = 1e30, automatic = 0;
     int best_threads = 0;
     CrStaging best_staging = CrStaging::all;
-    for (CrStaging staging : {CrStaging::all, CrStaging::evens, CrStaging::none}) {
+    for (CrStaging staging : all_cr_stagings) {
         if (make_cr_layout(n, sizeof(T), staging).words * sizeof(T) > be.shared_bytes_per_block()) continue;
         for (int threads : {64, 128, 256, 384, 512, 768, 1024}) {
             if (fixed_threads && threads != fixed_threads) continue;

@@ -46,6 +46,7 @@ enum class CrStaging {
     evens,  ///< E_0 only: evens loaded first, odds by the first reduction
     none,   ///< neither: the first reduction and the last substitution load what they need
 };
+constexpr CrStaging all_cr_stagings[] = {CrStaging::all, CrStaging::evens, CrStaging::none};
 inline const char* to_string(CrStaging staging) {
     return staging == CrStaging::all ? "E_0 and O_0" : staging == CrStaging::evens ? "E_0" : "none";
 }

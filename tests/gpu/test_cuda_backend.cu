@@ -144,7 +144,7 @@ TEMPLATE_TEST_CASE("CUDA ADI line sweeps (cyclic reduction) equal the CPU backen
     struct RestoreChoice {
         ~RestoreChoice() { gpu().line_tuning.staging.reset(); }
     } restore;
-    for (CrStaging staging : {CrStaging::all, CrStaging::evens, CrStaging::none}) {
+    for (CrStaging staging : all_cr_stagings) {
         gpu().line_tuning.staging = staging;
         for (auto [mx, my] : grids) {
             for (Direction direction : {Direction::x, Direction::y}) {
@@ -251,7 +251,7 @@ TEMPLATE_TEST_CASE("CUDA cyclic reduction agrees with Thomas for lengths 3, 5, 9
     std::vector<int> lengths = {1, 2, 31, 32, 33, longest};
     for (int n = 3; n <= longest; n = 2 * n - 1) lengths.push_back(n);
     for (int n : lengths) {
-        for (CrStaging staging : {CrStaging::all, CrStaging::evens, CrStaging::none}) {
+        for (CrStaging staging : all_cr_stagings) {
             if (make_cr_layout(n, sizeof(T), staging).words * sizeof(T) > gpu().shared_bytes_per_block()) continue;
             INFO("line of " << n << " unknowns (longest " << longest << "), " << (sizeof(T) == 4 ? "float" : "double")
                             << ", level 0 staged: " << to_string(staging));
