@@ -44,7 +44,7 @@ std::vector<Timing> measure(CudaBackend& be, const NineBands<double>& A_host, co
     be.fill(x, T(0.5));
     const double w = sizeof(T);
     std::vector<Timing> out;
-    auto time = [&](const char* op, double words, const std::function<void()>& body) {
+    auto time = [&](const std::string& op, double words, const std::function<void()>& body) {
         out.push_back({op, bench::median_ms(be.stream(), 7, 10, body), words * w * n});
     };
     time("defect", 12, [&] { be.defect(A, b, x, y); });
@@ -70,6 +70,14 @@ std::vector<Timing> measure(CudaBackend& be, const NineBands<double>& A_host, co
         be.upload(host, b);
         be.download(b, host);
     });
+    for (std::size_t mib : {1, 4, 16, 64}) {
+        be.force_transfer_chunk_bytes(mib << 20);
+        time("upload + download (host double), chunks of " + std::to_string(mib) + " MiB", 2, [&] {
+            be.upload(host, b);
+            be.download(b, host);
+        });
+    }
+    be.force_transfer_chunk_bytes(std::nullopt);
     // What bounds them: the DMA alone, from and to pinned host memory (the PCIe ceiling), and the
     // host-side copy into pinned memory alone (all host cores).
     {

@@ -58,7 +58,7 @@ CudaBackend::CudaBackend() {
     result_ = DeviceVector<double>(1);
     ADIMG_CUDA_CHECK(cudaMallocHost(&host_result_, sizeof(double)));
     for (int i = 0; i < 2; ++i) {
-        ADIMG_CUDA_CHECK(cudaMallocHost(&staging_[i], staging_bytes));
+        ADIMG_CUDA_CHECK(cudaMallocHost(&staging_[i], staging_bytes_));
         ADIMG_CUDA_CHECK(cudaEventCreateWithFlags(&staged_[i], cudaEventDisableTiming));
     }
 }
@@ -79,6 +79,18 @@ CudaBackend::~CudaBackend() {
     }
     if (host_result_) cudaFreeHost(host_result_);
     if (stream_) cudaStreamDestroy(stream_);
+}
+
+void CudaBackend::force_transfer_chunk_bytes(std::optional<std::size_t> bytes) {
+    forced_chunk_bytes_ = bytes;
+    if (!bytes || *bytes <= staging_bytes_) return;
+    ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream_));  // no transfer may still use the old buffers
+    for (char*& buffer : staging_) {
+        ADIMG_CUDA_CHECK(cudaFreeHost(buffer));
+        buffer = nullptr;
+        ADIMG_CUDA_CHECK(cudaMallocHost(&buffer, *bytes));
+    }
+    staging_bytes_ = *bytes;
 }
 
 double CudaBackend::read_result() {

@@ -75,7 +75,7 @@ public:
     /// the host overlaps the transfer of the previous one.
     template <class T>
     void upload(const std::vector<double>& host, vector<T>& v) {
-        const std::size_t chunk = staging_bytes / sizeof(T);
+        const std::size_t chunk = chunk_bytes(host.size() * sizeof(T)) / sizeof(T);
         for (std::size_t first = 0, c = 0; first < host.size(); first += chunk, ++c) {
             const std::size_t count = std::min(chunk, host.size() - first);
             T* stage = reinterpret_cast<T*>(staging(c));
@@ -85,11 +85,22 @@ public:
         }
         ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream_));
     }
+    /// The chunks of upload() and download(): about a quarter of the vector, at least 4 MiB and
+    /// at most 16 MiB. Measured on the H200 (b up and x down, double, bench/PERFORMANCE.md):
+    /// at L=12 (134 MB each way) 4 MiB chunks took 11.8 ms, 16 MiB 6.3 ms, 64 MiB 7.1 ms; at
+    /// L=10 (8.4 MB) 4 MiB took 0.67 ms, 1 MiB 0.81 and 16 MiB 0.75: each chunk costs a wait
+    /// for the buffer it reuses, yet the copy and the transfer only overlap with several chunks.
+    std::size_t chunk_bytes(std::size_t total_bytes) const {
+        if (forced_chunk_bytes_) return *forced_chunk_bytes_;
+        return std::clamp(total_bytes / 4, min_chunk_bytes, staging_bytes_);
+    }
+    /// Benchmark knob: a fixed chunk size (the staging buffers grow to it), or none for the rule above.
+    void force_transfer_chunk_bytes(std::optional<std::size_t> bytes);
     /// Device to host through the pinned staging buffers, chunk by chunk.
     template <class T>
     void download(const vector<T>& v, std::vector<double>& host) {
         host.resize(v.size());
-        const std::size_t chunk = staging_bytes / sizeof(T), chunks = (v.size() + chunk - 1) / chunk;
+        const std::size_t chunk = chunk_bytes(v.size() * sizeof(T)) / sizeof(T), chunks = (v.size() + chunk - 1) / chunk;
         auto enqueue = [&](std::size_t c) {
             const std::size_t first = c * chunk, count = std::min(chunk, v.size() - first);
             ADIMG_CUDA_CHECK(cudaMemcpyAsync(staging(c), v.data() + first, count * sizeof(T), cudaMemcpyDeviceToHost, stream_));
@@ -437,7 +448,9 @@ private:
     std::set<const void*> raised_;  // kernels whose shared-memory limit is raised
     bool graphs_enabled_ = true;  // ADIMG_NO_GRAPHS=1 turns replay into plain launches (for comparisons)
 
-    static constexpr std::size_t staging_bytes = std::size_t(4) << 20;
+    static constexpr std::size_t min_chunk_bytes = std::size_t(4) << 20;
+    std::size_t staging_bytes_ = std::size_t(16) << 20;  // each of the two pinned buffers
+    std::optional<std::size_t> forced_chunk_bytes_;
     char* staging_[2] = {nullptr, nullptr};  // pinned
     cudaEvent_t staged_[2] = {nullptr, nullptr};
 
