@@ -35,6 +35,7 @@
 #include <adimg/host_device.hpp>
 
 #include <algorithm>
+#include <type_traits>
 
 namespace adimg {
 
@@ -171,11 +172,13 @@ ADIMG_HD void cyclic_reduction(const CrLayout& L, Staging staging, T* shared, Ph
     const bool in_shared = level0 != CrStaging::none;
     // Each equation is formed first and then stored to E or O by parity: loading inside two
     // branches made every warp run its (17-read) loads twice, once per half (bench/PERFORMANCE.md).
+    // Indices are never negative: parity and halves are bit operations (i % 2 and i / 2 on a
+    // signed int cost sign fix-ups in every phase).
     if (level0 == CrStaging::all) {
         phase(L.n, [&](int i) {
             const CrEquation<T> e = load(i);
-            const bool is_even = i % 2 == 0;
-            put(is_even ? L.even_base(0, 0) : L.first_odd_base(0), is_even ? es : L.first_odd_size, i / 2, e);
+            const bool is_even = (i & 1) == 0;
+            put(is_even ? L.even_base(0, 0) : L.first_odd_base(0), is_even ? es : L.first_odd_size, i >> 1, e);
         });
     } else if (in_shared) {
         phase(L.evens(0), [&](int i) { put(L.even_base(0, 0), es, i, load(2 * i)); });
@@ -183,19 +186,23 @@ ADIMG_HD void cyclic_reduction(const CrLayout& L, Staging staging, T* shared, Ph
     // The even equation i of level k, from E_k (level 0 without E_0: from memory).
     auto even = [&](int k, int i) { return k > 0 || in_shared ? get(L.even_base(0, k), es, i) : load(2 * i); };
     // Reductions: S_{k+1}[beta] from the odd equation 2 beta + 1 of S_k and its even neighbours.
-    for (int k = 0; k < L.levels; ++k) {
+    // The first reads level 0 (staged or not); the later ones only E_k and O_k. `first` is a
+    // compile-time flag, so the later levels carry no level-0 branches.
+    auto reduce = [&](int k, auto first) {
         phase(L.size(k + 1), [&](int beta) {
             const CrEquation<T> lo = even(k, beta);
-            const CrEquation<T> mid = k > 0                            ? get(L.odd_base(0, k), os, beta)
+            const CrEquation<T> mid = !first                           ? get(L.odd_base(0, k), os, beta)
                                       : level0 == CrStaging::all    ? get(L.first_odd_base(0), L.first_odd_size, beta)
                                                                      : load(2 * beta + 1);
             const bool has_hi = 2 * beta + 2 < L.size(k);
             const CrEquation<T> hi = has_hi ? even(k, beta + 1) : lo;
             const CrEquation<T> e = cr_reduce(lo, mid, has_hi ? &hi : nullptr);
-            const bool is_even = beta % 2 == 0;
-            put(is_even ? L.even_base(0, k + 1) : L.odd_base(0, k + 1), is_even ? es : os, beta / 2, e);
+            const bool is_even = (beta & 1) == 0;
+            put(is_even ? L.even_base(0, k + 1) : L.odd_base(0, k + 1), is_even ? es : os, beta >> 1, e);
         });
-    }
+    };
+    if (L.levels > 0) reduce(0, std::true_type{});
+    for (int k = 1; k < L.levels; ++k) reduce(k, std::false_type{});
     // The last level has one equation.
     phase(1, [&](int) {
         const T x = even(L.levels, 0).v;  // a unit diagonal and no neighbours
@@ -207,10 +214,10 @@ ADIMG_HD void cyclic_reduction(const CrLayout& L, Staging staging, T* shared, Ph
         phase(L.size(k), [&](int alpha) {
             const T* next = shared + L.solution_base(k + 1);
             T x;
-            if (alpha % 2 == 1) {
-                x = next[alpha / 2];
+            if ((alpha & 1) == 1) {
+                x = next[alpha >> 1];
             } else {
-                const int i = alpha / 2;
+                const int i = alpha >> 1;
                 const T x_lo = i > 0 ? next[i - 1] : T(0);
                 const T x_hi = alpha + 1 < L.size(k) ? next[i] : T(0);
                 x = cr_substitute(even(k, i), x_lo, x_hi);

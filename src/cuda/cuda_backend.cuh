@@ -321,14 +321,15 @@ public:
         return layout;
     }
     /// Which equations of level 0 the line kernels keep in shared memory, as measured fastest by
-    /// bench/kernel_bench (ADI sweeps, L=10 and 12) on the H200: float lines all of level 0
-    /// (the one-pass load of a sweep's equations, 17 global reads each, pays for the occupancy
-    /// it costs: 0.53 against 0.69 ms per x-sweep at L=12), double lines all of it up to 1025
-    /// unknowns and the evens beyond (0.98 against 1.39 ms at L=12). line_layout() falls back to
-    /// none where the choice does not fit (double lines of 8193).
+    /// bench/kernel_bench (ADI sweeps, L=10 and 12) on the H200: all of them up to 513 unknowns
+    /// (float) or 1025 (double), the evens beyond, where the occupancy that the odd ones cost
+    /// outweighs their one-pass load (float x-sweeps at L=12: 0.389 ms against 0.427, at L=10
+    /// 0.0298 against 0.0310; double at L=10 0.0546 against 0.0558, at L=12 0.897 against 1.13).
+    /// line_layout() falls back to none where the choice does not fit (double lines of 8193).
     template <class T>
     static CrStaging line_staging(int length) {
-        return sizeof(T) == 4 || length <= 1025 ? CrStaging::all : CrStaging::evens;
+        const int all_up_to = sizeof(T) == 4 ? 513 : 1025;
+        return length <= all_up_to ? CrStaging::all : CrStaging::evens;
     }
     /// Whether kernels are launched as programmatic dependent launches (kernels::follow_previous_kernel()):
     /// on by default on sm_90 and newer; ADIMG_NO_PDL=1 turns it off. A V-cycle already recorded
