@@ -119,10 +119,26 @@ struct CrEquation {
     T a, c, v;
 };
 
+/// 1 / b. In float on the GPU, the hardware's approximate reciprocal (rcp.approx, within 1 ulp,
+/// subnormals kept) instead of the correctly rounded one, whose fix-up sequence costs a dozen
+/// instructions in a kernel bound by instruction issue. The float line solves are inside the
+/// float V-cycle, a preconditioner of the double refinement loop, which sets the accuracy.
+template <class T>
+ADIMG_HD T cr_reciprocal(T b) {
+#if defined(__CUDA_ARCH__)
+    if constexpr (std::is_same_v<T, float>) {
+        float r;
+        asm("rcp.approx.f32 %0, %1;" : "=f"(r) : "f"(b));
+        return r;
+    }
+#endif
+    return T(1) / b;
+}
+
 /// Scales a x_{i-1} + b x_i + c x_{i+1} = v to a unit diagonal.
 template <class T>
 ADIMG_HD CrEquation<T> cr_normalise(T a, T b, T c, T v) {
-    const T r = T(1) / b;
+    const T r = cr_reciprocal(b);
     return {a * r, c * r, v * r};
 }
 
@@ -187,7 +203,7 @@ ADIMG_HD void cyclic_reduction(const CrLayout& L, Staging staging, T* shared, Ph
     auto even = [&](int k, int i) { return k > 0 || in_shared ? get(L.even_base(0, k), es, i) : load(2 * i); };
     // Reductions: S_{k+1}[beta] from the odd equation 2 beta + 1 of S_k and its even neighbours.
     // The first reads level 0 (staged or not); the later ones only E_k and O_k. `first` is a
-    // compile-time flag, so the later levels carry no level-0 branches.
+    // compile-time flag, so the later levels carry no test of where their odd equation lives.
     auto reduce = [&](int k, auto first) {
         phase(L.size(k + 1), [&](int beta) {
             const CrEquation<T> lo = even(k, beta);

@@ -53,7 +53,9 @@ CudaBackend::CudaBackend() {
     const char* no_graphs = std::getenv("ADIMG_NO_GRAPHS");
     graphs_enabled_ = !(no_graphs && std::string(no_graphs) == "1");
     const char* no_pdl = std::getenv("ADIMG_NO_PDL");
-    programmatic_launch = props.major >= 9 && !(no_pdl && std::string(no_pdl) == "1");
+    cudaFuncAttributes compiled{};
+    ADIMG_CUDA_CHECK(cudaFuncGetAttributes(&compiled, kernels::dot_final));
+    programmatic_launch = props.major >= 9 && compiled.ptxVersion >= 90 && !(no_pdl && std::string(no_pdl) == "1");
     partial_ = DeviceVector<double>(partial_count);
     result_ = DeviceVector<double>(1);
     ADIMG_CUDA_CHECK(cudaMallocHost(&host_result_, sizeof(double)));
@@ -82,15 +84,26 @@ CudaBackend::~CudaBackend() {
 }
 
 void CudaBackend::force_transfer_chunk_bytes(std::optional<std::size_t> bytes) {
-    forced_chunk_bytes_ = bytes;
-    if (!bytes || *bytes <= staging_bytes_) return;
-    ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream_));  // no transfer may still use the old buffers
-    for (char*& buffer : staging_) {
-        ADIMG_CUDA_CHECK(cudaFreeHost(buffer));
-        buffer = nullptr;
-        ADIMG_CUDA_CHECK(cudaMallocHost(&buffer, *bytes));
+    if (bytes && *bytes < sizeof(double))
+        throw device_error("a transfer chunk of " + std::to_string(*bytes) + " bytes holds no element; use at least 8");
+    if (bytes && *bytes > staging_bytes_) {
+        ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream_));  // no transfer may still use the old buffers
+        char* grown[2] = {nullptr, nullptr};
+        for (char*& buffer : grown) {
+            if (cudaMallocHost(&buffer, *bytes) != cudaSuccess) {
+                (void)cudaGetLastError();
+                for (char* b : grown)
+                    if (b) cudaFreeHost(b);
+                throw device_error("cannot pin " + std::to_string(*bytes >> 20) + " MiB of host memory for transfers");
+            }
+        }
+        for (int i = 0; i < 2; ++i) {
+            cudaFreeHost(staging_[i]);
+            staging_[i] = grown[i];
+        }
+        staging_bytes_ = *bytes;
     }
-    staging_bytes_ = *bytes;
+    forced_chunk_bytes_ = bytes;
 }
 
 double CudaBackend::read_result() {

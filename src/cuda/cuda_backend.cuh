@@ -86,15 +86,16 @@ public:
         ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream_));
     }
     /// The chunks of upload() and download(): about a quarter of the vector, at least 4 MiB and
-    /// at most 16 MiB. Measured on the H200 (b up and x down, double, bench/PERFORMANCE.md):
-    /// at L=12 (134 MB each way) 4 MiB chunks took 11.8 ms, 16 MiB 6.3 ms, 64 MiB 7.1 ms; at
-    /// L=10 (8.4 MB) 4 MiB took 0.67 ms, 1 MiB 0.81 and 16 MiB 0.75: each chunk costs a wait
-    /// for the buffer it reuses, yet the copy and the transfer only overlap with several chunks.
+    /// at most 16 MiB. Measured on the H200 (b up and x down, double; bench/PERFORMANCE.md, run
+    /// at ac8c0c5): at L=12 (134 MB each way) 4 MiB chunks took 11.4 ms, 16 MiB 6.2 ms, 64 MiB
+    /// 6.8 ms; at L=10 (8.4 MB) 4 MiB 0.64 ms, 1 MiB 0.71, 16 MiB 0.66: each chunk costs a wait for
+    /// the buffer it reuses, yet the copy and the transfer only overlap with several chunks.
     std::size_t chunk_bytes(std::size_t total_bytes) const {
         if (forced_chunk_bytes_) return *forced_chunk_bytes_;
-        return std::clamp(total_bytes / 4, min_chunk_bytes, staging_bytes_);
+        return std::clamp(total_bytes / 4, min_chunk_bytes, max_chunk_bytes);
     }
-    /// Benchmark knob: a fixed chunk size (the staging buffers grow to it), or none for the rule above.
+    /// Benchmark knob: a fixed chunk size of at least 8 bytes (the staging buffers grow to it),
+    /// or none for the rule above.
     void force_transfer_chunk_bytes(std::optional<std::size_t> bytes);
     /// Device to host through the pinned staging buffers, chunk by chunk.
     template <class T>
@@ -332,7 +333,8 @@ public:
         return length <= all_up_to ? CrStaging::all : CrStaging::evens;
     }
     /// Whether kernels are launched as programmatic dependent launches (kernels::follow_previous_kernel()):
-    /// on by default on sm_90 and newer; ADIMG_NO_PDL=1 turns it off. A V-cycle already recorded
+    /// on by default when the device is sm_90 or newer and the kernels were compiled for it (a
+    /// build for an older architecture, run through the JIT, lacks the wait); ADIMG_NO_PDL=1 turns it off. A V-cycle already recorded
     /// as a graph keeps the launches it was recorded with.
     bool programmatic_launch = false;
 
@@ -366,8 +368,9 @@ private:
         config.stream = stream_;
         config.attrs = &attribute;
         config.numAttrs = programmatic_launch ? 1 : 0;
-        cuda_check(cudaLaunchKernelEx(&config, kernel, args...), what, __FILE__, __LINE__);
-        ADIMG_CUDA_CHECK_LAUNCH(what);
+        const cudaError_t status = cudaLaunchKernelEx(&config, kernel, args...);
+        (void)cudaGetLastError();  // clear it here, so that no later launch reports it as its own
+        cuda_check(status, what, __FILE__, __LINE__);
     }
     /// Calls f(std::integral_constant<CrStaging, staging>): each staging is a kernel of its own.
     template <class F>
@@ -449,8 +452,8 @@ private:
     std::set<const void*> raised_;  // kernels whose shared-memory limit is raised
     bool graphs_enabled_ = true;  // ADIMG_NO_GRAPHS=1 turns replay into plain launches (for comparisons)
 
-    static constexpr std::size_t min_chunk_bytes = std::size_t(4) << 20;
-    std::size_t staging_bytes_ = std::size_t(16) << 20;  // each of the two pinned buffers
+    static constexpr std::size_t min_chunk_bytes = std::size_t(4) << 20, max_chunk_bytes = std::size_t(16) << 20;
+    std::size_t staging_bytes_ = max_chunk_bytes;  // each of the two pinned buffers
     std::optional<std::size_t> forced_chunk_bytes_;
     char* staging_[2] = {nullptr, nullptr};  // pinned
     cudaEvent_t staged_[2] = {nullptr, nullptr};

@@ -71,7 +71,7 @@ __global__ void restrict_to(const T* __restrict__ fine, int mx_fine, int my_fine
 /// tile_x x tile_y coarse nodes first computes the fine defects it needs, a (2 tile_x + 1) x
 /// (2 tile_y + 1) patch, into shared memory, then restricts them. The fine defect is never
 /// written to memory nor read back; the patch edges are computed by both neighbouring blocks
-/// (6% more defect work than the grid holds).
+/// (65 x 17 defects for 64 x 16 fine nodes: 8% more defect work than the grid holds).
 constexpr int patch_x = 2 * tile_x + 1, patch_y = 2 * tile_y + 1;
 template <class T>
 __global__ void restrict_defect(BandsView<T> A, const T* __restrict__ b, const T* __restrict__ x,

@@ -189,6 +189,9 @@ TEMPLATE_TEST_CASE("CUDA restriction (also fused with the defect) and prolongati
         const std::vector<double> b = random_vector(fine.size(), rng);
         std::vector<T> d_cpu(fine.size()), rd_cpu(coarse.size());
         cpu.restrict_defect(cpu.make_matrix<T>(A), as<T>(b), as<T>(fine), d_cpu, as<T>(split_x), as<T>(split_y), rd_cpu);
+        struct RestoreFusion {  // the backend is shared by all tests
+            ~RestoreFusion() { gpu().fused_restriction.reset(); }
+        } restore;
         for (bool fused : {true, false}) {
             INFO((fused ? "fused" : "unfused") << " defect and restriction");
             gpu().fused_restriction = fused;
@@ -197,7 +200,6 @@ TEMPLATE_TEST_CASE("CUDA restriction (also fused with the defect) and prolongati
             gpu().restrict_defect(gpu().make_matrix<T>(A), device<T>(b), device<T>(fine), d_gpu, sx, sy, rd_gpu);
             CHECK(difference(host(rd_gpu), as_double(rd_cpu)) < 10 * tolerance<T>());
         }
-        gpu().fused_restriction.reset();
 
         auto p_gpu = device<T>(fine);
         gpu().prolong_add(device<T>(coarse), sx, sy, p_gpu, mx, my);
@@ -240,6 +242,29 @@ TEST_CASE("CUDA vector operations and double-accumulated reductions equal the CP
         CHECK(gpu().norm2(device<float>(big)) == Approx(cpu.norm2(as<float>(big))).epsilon(1e-6));
         CHECK(std::isfinite(gpu().norm2(device<float>(big))));
     }
+}
+
+TEST_CASE("transfers in chunks of any size round-trip exactly; a chunk smaller than an element is refused", "[gpu]") {
+    std::mt19937 rng(16);
+    const std::vector<double> h = random_vector(100003, rng);
+    struct RestoreChunks {  // the backend is shared by all tests
+        ~RestoreChunks() { gpu().force_transfer_chunk_bytes(std::nullopt); }
+    } restore;
+    for (std::optional<std::size_t> chunk : {std::optional<std::size_t>(4096), std::optional<std::size_t>(4104),
+                                             std::optional<std::size_t>(std::size_t(1) << 20), std::optional<std::size_t>()}) {
+        INFO("chunks of " << (chunk ? std::to_string(*chunk) + " bytes" : std::string("the automatic size")));
+        gpu().force_transfer_chunk_bytes(chunk);
+        DeviceVector<double> d(h.size());
+        DeviceVector<float> f(h.size());
+        std::vector<double> back, back_float;
+        gpu().upload(h, d);
+        gpu().download(d, back);
+        CHECK(back == h);
+        gpu().upload(h, f);
+        gpu().download(f, back_float);
+        CHECK(back_float == as_double(as<float>(h)));
+    }
+    CHECK_THROWS_WITH(gpu().force_transfer_chunk_bytes(0), Catch::Contains("at least 8"));
 }
 
 TEMPLATE_TEST_CASE("CUDA cyclic reduction agrees with Thomas for lengths 3, 5, 9, ... up to the shared-memory maximum",
