@@ -137,7 +137,7 @@ void cycle_timings(CudaBackend& be, int level, std::vector<Timing>& out) {
             out.push_back({"V-cycle, finest level " + std::to_string(finest), bench::median_ms(be.stream(), 5, 5, [&] { smaller.cycle(); }), 0});
         }
     // The defect and restriction fused on every level, and on none (by default only on grids of
-    // at least 4097² nodes).
+    // at least 2049² (float) or 4097² (double) nodes).
     for (bool fused : {true, false}) {
         be.fused_restriction = fused;
         Multigrid<CudaBackend, T> forced(be, h, options);

@@ -194,14 +194,14 @@ public:
     }
     /// coarse = R (b - A x): the defect restricted, on large grids in one fused pass
     /// (kernels::restrict_defect), else as a defect and a restriction; `d` is scratch for the
-    /// latter and is left undefined. Measured on the H200 (bench/PERFORMANCE.md): fused is 14%
-    /// (float) and 4% (double) faster at 4097², but on 1025² equal (float) or 16% slower (double):
-    /// a block computes four times the defects of an unfused one, and small grids have too few
-    /// blocks to hide that.
+    /// latter and is left undefined. Measured on the H200 (bench/PERFORMANCE.md, run at 6decfbc):
+    /// fused, float is 8% faster at 2049² and 14% at 4097², double 4% slower at 2049² and 4%
+    /// faster at 4097², and both tie or lose below: a block computes four times the defects of an
+    /// unfused one, and smaller grids have too few blocks to hide that.
     template <class T>
     void restrict_defect(const matrix<T>& A, const vector<T>& b, const vector<T>& x, vector<T>& d, const vector<T>& split_x,
                          const vector<T>& split_y, vector<T>& coarse) {
-        if (!fused_restriction.value_or(A.mx * static_cast<std::size_t>(A.my) >= fused_restriction_from)) {
+        if (!fused_restriction.value_or(A.mx * static_cast<std::size_t>(A.my) >= fused_restriction_from<T>)) {
             defect(A, b, x, d);
             restrict_to(d, A.mx, A.my, split_x, split_y, coarse);
             return;
@@ -210,7 +210,8 @@ public:
                A.view(), b.data(), x.data(), split_x.data(), split_y.data(), coarse.data());
     }
     /// Fine grids of at least this many nodes restrict their defect fused.
-    static constexpr std::size_t fused_restriction_from = std::size_t(4097) * 4097;
+    template <class T>
+    static constexpr std::size_t fused_restriction_from = sizeof(T) == 4 ? std::size_t(2049) * 2049 : std::size_t(4097) * 4097;
     /// Benchmark knob: when set, restrict_defect() runs fused (true) or unfused (false) on every grid.
     std::optional<bool> fused_restriction;
     template <class T>
@@ -322,14 +323,15 @@ public:
         return layout;
     }
     /// Which equations of level 0 the line kernels keep in shared memory, as measured fastest by
-    /// bench/kernel_bench (ADI sweeps, L=10 and 12) on the H200: all of them up to 513 unknowns
-    /// (float) or 1025 (double), the evens beyond, where the occupancy that the odd ones cost
-    /// outweighs their one-pass load (float x-sweeps at L=12: 0.389 ms against 0.427, at L=10
-    /// 0.0298 against 0.0310; double at L=10 0.0546 against 0.0558, at L=12 0.897 against 1.13).
+    /// bench/kernel_bench (ADI sweeps, L=9 to 12) on the H200, run at 6decfbc: float lines only
+    /// the evens from 513 unknowns on (x-sweeps: 0.0107 ms against 0.0123 with all of level 0 at
+    /// L=9, 0.360 against 0.466 at L=12), double lines all of level 0 up to 1025 and the evens
+    /// beyond (0.0550 against 0.0565 ms at L=10, 0.194 against 0.214 at L=11). Shorter float
+    /// lines keep all of level 0, which the batch benchmark favours at 65 and 257 unknowns.
     /// line_layout() falls back to none where the choice does not fit (double lines of 8193).
     template <class T>
     static CrStaging line_staging(int length) {
-        const int all_up_to = sizeof(T) == 4 ? 513 : 1025;
+        const int all_up_to = sizeof(T) == 4 ? 257 : 1025;
         return length <= all_up_to ? CrStaging::all : CrStaging::evens;
     }
     /// Whether kernels are launched as programmatic dependent launches (kernels::follow_previous_kernel()):
