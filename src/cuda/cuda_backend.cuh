@@ -194,8 +194,8 @@ public:
     }
     /// coarse = R (b - A x): the defect restricted, on large grids in one fused pass
     /// (kernels::restrict_defect), else as a defect and a restriction; `d` is scratch for the
-    /// latter and is left undefined. Measured on the H200 (bench/PERFORMANCE.md, run at 6decfbc):
-    /// fused, float is 8% faster at 2049² and 14% at 4097², double 4% slower at 2049² and 4%
+    /// latter and is left undefined. Measured on the H200 (bench/PERFORMANCE.md, run at 7c12a52):
+    /// fused, float is 7% faster at 2049² and 14% at 4097², double 4% slower at 2049² and 4%
     /// faster at 4097², and both tie or lose below: a block computes four times the defects of an
     /// unfused one, and smaller grids have too few blocks to hide that.
     template <class T>
@@ -323,11 +323,11 @@ public:
         return layout;
     }
     /// Which equations of level 0 the line kernels keep in shared memory, as measured fastest by
-    /// bench/kernel_bench (ADI sweeps, L=9 to 12) on the H200, run at 6decfbc: float lines only
-    /// the evens from 513 unknowns on (x-sweeps: 0.0107 ms against 0.0123 with all of level 0 at
-    /// L=9, 0.360 against 0.466 at L=12), double lines all of level 0 up to 1025 and the evens
-    /// beyond (0.0550 against 0.0565 ms at L=10, 0.194 against 0.214 at L=11). Shorter float
-    /// lines keep all of level 0, which the batch benchmark favours at 65 and 257 unknowns.
+    /// bench/kernel_bench (ADI sweeps, L=9 to 12) on the H200, bench/results/h200-2026-11-22/7c12a52:
+    /// float lines only the evens from 513 unknowns on (x-sweeps: 0.0106 ms against 0.0121 with
+    /// all of level 0 at L=9, 0.366 against 0.468 at L=12), double lines all of level 0 up to 1025
+    /// and the evens beyond (0.0548 against 0.0561 ms at L=10, 0.199 against 0.213 at L=11).
+    /// Shorter float lines keep all of level 0, which the batch benchmark favours at 65 and 257.
     /// line_layout() falls back to none where the choice does not fit (double lines of 8193).
     template <class T>
     static CrStaging line_staging(int length) {
