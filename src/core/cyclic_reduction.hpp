@@ -119,26 +119,32 @@ struct CrEquation {
     T a, c, v;
 };
 
-/// 1 / b. In float on the GPU, the hardware's approximate reciprocal (rcp.approx, within 1 ulp,
-/// subnormals kept) instead of the correctly rounded one, whose fix-up sequence costs a dozen
-/// instructions in a kernel bound by instruction issue. The float line solves are inside the
-/// float V-cycle, a preconditioner of the double refinement loop, which sets the accuracy.
-template <class T>
+/// 1 / b. In float on the GPU, the hardware's approximate reciprocal (rcp.approx, within 1 ulp)
+/// instead of the correctly rounded one, whose fix-up sequence costs a dozen instructions in a
+/// kernel bound by instruction issue. `Unit` says b is a pivot of equations already scaled to
+/// a unit diagonal (a reduction's 1 - a c products, of order one): then the flush-to-zero form,
+/// without the range checks that subnormals need; the raw diagonals of the matrix keep them.
+/// The float line solves are inside the float V-cycle, a preconditioner of the double
+/// refinement loop, which sets the accuracy.
+template <bool Unit = false, class T>
 ADIMG_HD T cr_reciprocal(T b) {
 #if defined(__CUDA_ARCH__)
     if constexpr (std::is_same_v<T, float>) {
         float r;
-        asm("rcp.approx.f32 %0, %1;" : "=f"(r) : "f"(b));
+        if constexpr (Unit)
+            asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(b));
+        else
+            asm("rcp.approx.f32 %0, %1;" : "=f"(r) : "f"(b));
         return r;
     }
 #endif
     return T(1) / b;
 }
 
-/// Scales a x_{i-1} + b x_i + c x_{i+1} = v to a unit diagonal.
-template <class T>
+/// Scales a x_{i-1} + b x_i + c x_{i+1} = v to a unit diagonal (`Unit`: see cr_reciprocal).
+template <class T, bool Unit = false>
 ADIMG_HD CrEquation<T> cr_normalise(T a, T b, T c, T v) {
-    const T r = cr_reciprocal(b);
+    const T r = cr_reciprocal<Unit>(b);
     return {a * r, c * r, v * r};
 }
 
@@ -154,7 +160,7 @@ ADIMG_HD CrEquation<T> cr_reduce(const CrEquation<T>& lo, const CrEquation<T>& m
         c = -mid.c * hi->c;
         v -= mid.c * hi->v;
     }
-    return cr_normalise(a, b, c, v);
+    return cr_normalise<T, true>(a, b, c, v);
 }
 
 /// Solves an even equation once its odd neighbours are known (paper Eq. 4, unit diagonal).
@@ -190,31 +196,38 @@ ADIMG_HD void cyclic_reduction(const CrLayout& L, Staging staging, T* shared, Ph
     // branches made every warp run its (17-read) loads twice, once per half (bench/PERFORMANCE.md).
     // Indices are never negative: parity and halves are bit operations (i % 2 and i / 2 on a
     // signed int cost sign fix-ups in every phase).
+    const int even0 = L.even_base(0, 0), odd0 = L.first_odd_base(0), odd0_size = L.first_odd_size;
     if (level0 == CrStaging::all) {
-        phase(L.n, [&](int i) {
+        phase(L.n, [&, even0, odd0, odd0_size](int i) {
             const CrEquation<T> e = load(i);
             const bool is_even = (i & 1) == 0;
-            put(is_even ? L.even_base(0, 0) : L.first_odd_base(0), is_even ? es : L.first_odd_size, i >> 1, e);
+            put(is_even ? even0 : odd0, is_even ? es : odd0_size, i >> 1, e);
         });
     } else if (in_shared) {
-        phase(L.evens(0), [&](int i) { put(L.even_base(0, 0), es, i, load(2 * i)); });
+        phase(L.evens(0), [&, even0](int i) { put(even0, es, i, load(2 * i)); });
     }
     // The even equation i of level k, from E_k (level 0 without E_0: from memory).
-    auto even = [&](int k, int i) { return k > 0 || in_shared ? get(L.even_base(0, k), es, i) : load(2 * i); };
+    // `base` is L.even_base(0, k), passed in so that phases compute it once.
+    auto even_at = [&](int base, int k, int i) { return k > 0 || in_shared ? get(base, es, i) : load(2 * i); };
+    auto even = [&](int k, int i) { return even_at(L.even_base(0, k), k, i); };
     // Reductions: S_{k+1}[beta] from the odd equation 2 beta + 1 of S_k and its even neighbours.
     // The first reads level 0 (staged or not); the later ones only E_k and O_k. `first` is a
     // compile-time flag, so the later levels carry no test of where their odd equation lives.
+    // The level's bases are read from the layout once per phase, not once per item (the
+    // compiler reloaded them from the constant bank in every iteration).
     auto reduce = [&](int k, auto first) {
-        phase(L.size(k + 1), [&](int beta) {
-            const CrEquation<T> lo = even(k, beta);
-            const CrEquation<T> mid = !first                           ? get(L.odd_base(0, k), os, beta)
+        const int size = L.size(k), even_out = L.even_base(0, k + 1), odd_out = L.odd_base(0, k + 1);
+        const int even_in = L.even_base(0, k), odd_in = L.odd_base(0, k);
+        phase(L.size(k + 1), [&, size, even_out, odd_out, even_in, odd_in](int beta) {
+            const CrEquation<T> lo = even_at(even_in, k, beta);
+            const CrEquation<T> mid = !first                           ? get(odd_in, os, beta)
                                       : level0 == CrStaging::all    ? get(L.first_odd_base(0), L.first_odd_size, beta)
                                                                      : load(2 * beta + 1);
-            const bool has_hi = 2 * beta + 2 < L.size(k);
-            const CrEquation<T> hi = has_hi ? even(k, beta + 1) : lo;
+            const bool has_hi = 2 * beta + 2 < size;
+            const CrEquation<T> hi = has_hi ? even_at(even_in, k, beta + 1) : lo;
             const CrEquation<T> e = cr_reduce(lo, mid, has_hi ? &hi : nullptr);
             const bool is_even = (beta & 1) == 0;
-            put(is_even ? L.even_base(0, k + 1) : L.odd_base(0, k + 1), is_even ? es : os, beta >> 1, e);
+            put(is_even ? even_out : odd_out, is_even ? es : os, beta >> 1, e);
         });
     };
     if (L.levels > 0) reduce(0, std::true_type{});
@@ -227,19 +240,21 @@ ADIMG_HD void cyclic_reduction(const CrLayout& L, Staging staging, T* shared, Ph
     });
     // Back substitution: X_k[alpha] from X_{k+1}; level 0 goes straight to `store`.
     for (int k = L.levels - 1; k >= 0; --k) {
-        phase(L.size(k), [&](int alpha) {
-            const T* next = shared + L.solution_base(k + 1);
+        const T* next = shared + L.solution_base(k + 1);
+        T* out = shared + L.solution_base(k);
+        const int size = L.size(k), even_in = L.even_base(0, k);
+        phase(size, [&, next, out, size, even_in](int alpha) {
             T x;
             if ((alpha & 1) == 1) {
                 x = next[alpha >> 1];
             } else {
                 const int i = alpha >> 1;
                 const T x_lo = i > 0 ? next[i - 1] : T(0);
-                const T x_hi = alpha + 1 < L.size(k) ? next[i] : T(0);
-                x = cr_substitute(even(k, i), x_lo, x_hi);
+                const T x_hi = alpha + 1 < size ? next[i] : T(0);
+                x = cr_substitute(even_at(even_in, k, i), x_lo, x_hi);
             }
             if (k == 0) store(alpha, x);
-            else shared[L.solution_base(k) + alpha] = x;
+            else out[alpha] = x;
         });
     }
 }
