@@ -334,10 +334,11 @@ public:
         const int all_up_to = sizeof(T) == 4 ? 257 : 1025;
         return length <= all_up_to ? CrStaging::all : CrStaging::evens;
     }
-    /// Whether kernels are launched as programmatic dependent launches (kernels::follow_previous_kernel()):
-    /// on by default when the device is sm_90 or newer and the kernels were compiled for it (a
-    /// build for an older architecture, run through the JIT, lacks the wait); ADIMG_NO_PDL=1 turns it off. A V-cycle already recorded
-    /// as a graph keeps the launches it was recorded with.
+    /// Whether kernels are launched as programmatic dependent launches
+    /// (kernels::follow_previous_kernel()): on by default when the device is sm_90 or newer and
+    /// the kernels were compiled for it (a build for an older architecture, run through the JIT,
+    /// lacks the wait); ADIMG_NO_PDL=1 turns it off. A V-cycle already recorded as a graph keeps
+    /// the launches it was recorded with.
     bool programmatic_launch = false;
 
     /// Benchmark knobs: when set, they replace the measured choices of the line kernels.
