@@ -7,6 +7,10 @@
 // A config is backend:precision:smoother[:inner], e.g. cpu:double:adi or cuda:mixed:adi:cycles:1.
 // Times are medians over --repeats solves after one warm-up solve, and include the transfer of
 // the right-hand side and the solution (the paper's convention).
+//
+// --timeline FILE also writes, for one more solve of each row, where its time went: the transfers
+// (as the report has them) and the host clock at the start, after each outer step (the step
+// callback) and at the end; and the time of a solve into a fresh, untouched x.
 
 #include "gpu_timer.cuh"
 
@@ -18,6 +22,7 @@
 #include <adimg/solver.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <sstream>
@@ -60,10 +65,46 @@ double work_unit_ms(const NineBands<double>& A) {
     return bench::median_ms(be.stream(), 7, 20, [&] { be.defect(M, b, x, d); });
 }
 
+void write_file(const std::string& path, const std::string& text) {
+    FILE* f = std::fopen(path.c_str(), "w");
+    if (!f) throw input_error("cannot write " + path);
+    std::fputs(text.c_str(), f);
+    std::fclose(f);
+}
+
+/// One more solve, timed on the host at its start, after each outer step and at its end, into
+/// an x of the timed solves (cleared: a zero guess, its memory already touched); and the time of
+/// a solve into a fresh x, whose memory the host still has to fault in.
+std::string timeline_row(Solver& solver, const std::vector<double>& b, std::vector<double>& x, const std::string& name,
+                         int level, const SolverOptions& options) {
+    using clock = std::chrono::steady_clock;
+    std::vector<clock::time_point> marks{clock::now()};
+    x.clear();
+    const SolveReport report = solver.solve(b, x, [&](const OuterStep&) { marks.push_back(clock::now()); });
+    marks.push_back(clock::now());
+    std::vector<double> fresh;
+    const double fresh_ms = solver.solve(b, fresh).solve_seconds * 1e3;
+    auto ms = [&](std::size_t i) { return std::chrono::duration<double, std::milli>(marks[i] - marks[i - 1]).count(); };
+    std::string steps;
+    char cell[32];
+    for (std::size_t i = 2; i + 1 < marks.size(); ++i) {
+        std::snprintf(cell, sizeof cell, "%s%.3f", steps.empty() ? "" : " ", ms(i));
+        steps += cell;
+    }
+    char row[768];
+    std::snprintf(row, sizeof row, "| %s | %d | %s | %s | %s | %.3f | %.3f | %s | %.3f | %.3f | %.3f | %.3f |\n", name.c_str(),
+                  level, to_string(options.precision).c_str(), to_string(options.smoother).c_str(),
+                  options.precision == Precision::mixed ? to_string(options.inner).c_str() : "-", report.upload_seconds * 1e3,
+                  ms(1), steps.c_str(), ms(marks.size() - 1), report.download_seconds * 1e3,
+                  std::chrono::duration<double, std::milli>(marks.back() - marks.front()).count(), fresh_ms);
+    return row;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string cases = "U1,A2", levels = "8,9,10", configs = "cuda:mixed:adi:digits:2,cuda:double:adi", json_path;
+    std::string cases = "U1,A2", levels = "8,9,10", configs = "cuda:mixed:adi:digits:2,cuda:double:adi", json_path,
+                timeline_path;
     int repeats = 5;
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string key = argv[i], value = argv[i + 1];
@@ -72,6 +113,7 @@ int main(int argc, char** argv) {
         else if (key == "--configs") configs = value;
         else if (key == "--repeats") repeats = std::stoi(value);
         else if (key == "--json") json_path = value;
+        else if (key == "--timeline") timeline_path = value;
         else {
             std::fprintf(stderr, "solver_bench: unknown option %s\n", key.c_str());
             return 2;
@@ -82,7 +124,9 @@ int main(int argc, char** argv) {
         const bool have_gpu = cuda_available(&why);
         std::printf("| case | L | N | backend | precision | smoother | inner | status | iterations | digits | time ms | "
                     "work units | ms per unknown per digit (x1e6) | L2 error |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-        std::string json = "[\n";
+        std::string json = "[\n", timeline = "| case | L | precision | smoother | inner | upload ms | start to step 1 ms | "
+                                                 "outer steps 2.. ms | last step to end ms | download ms | total ms | "
+                                                 "total ms, fresh x |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n";
         for (const std::string& name : split(cases, ',')) {
             const CaseSpec spec = builtin_case(name);
             for (const std::string& level_text : split(levels, ',')) {
@@ -107,6 +151,7 @@ int main(int argc, char** argv) {
                         report = solver.solve(b, x);
                         times.push_back(report.solve_seconds * 1e3);
                     }
+                    if (!timeline_path.empty()) timeline += timeline_row(solver, b, x, name, level, options);
                     std::sort(times.begin(), times.end());
                     const double ms = times[times.size() / 2];
                     const double error = relative_l2_error(mesh, problem, x);
@@ -131,13 +176,11 @@ int main(int argc, char** argv) {
                 }
             }
         }
+        if (!timeline_path.empty()) write_file(timeline_path, timeline);
         if (json.size() > 2) json.erase(json.size() - 2, 1);
         json += "]\n";
         if (!json_path.empty()) {
-            FILE* f = std::fopen(json_path.c_str(), "w");
-            if (!f) throw input_error("cannot write " + json_path);
-            std::fputs(json.c_str(), f);
-            std::fclose(f);
+            write_file(json_path, json);
         }
     } catch (const std::exception& e) {
         std::fprintf(stderr, "solver_bench: %s\n", e.what());

@@ -46,6 +46,8 @@ struct SolveReport {
     bool fell_back_to_double = false;  ///< mixed precision switched to double inner cycles
     std::vector<OuterStep> history;
     double solve_seconds = 0.0;
+    double upload_seconds = 0.0;    ///< of solve_seconds: b (and a given initial x) to the device
+    double download_seconds = 0.0;  ///< of solve_seconds: the solution back to the caller
 
     bool ok() const { return status == SolveStatus::converged; }
     /// "a:b" as in the paper's Tables 3–4: outer iterations : total inner cycles.

@@ -22,7 +22,8 @@ class SolverEngine {
 public:
     virtual ~SolverEngine() = default;
     virtual void setup(const Hierarchy& hierarchy) = 0;
-    /// With `zero_guess` the initial x is zero and is set on the device instead of uploaded.
+    /// With `zero_guess` the initial x is zero and is set on the device instead of uploaded, and
+    /// x is sized for the solution while the solve runs.
     virtual SolveReport solve(const std::vector<double>& b, std::vector<double>& x, bool zero_guess,
                               const StepCallback& on_step) = 0;
     virtual std::vector<LevelInfo> levels() const = 0;

@@ -47,7 +47,6 @@ SolveReport Solver::solve(const std::vector<double>& b, std::vector<double>& x, 
                           std::to_string(rows_) + " rows");
     const bool zero_guess = x.size() != rows_;
     const auto start = std::chrono::steady_clock::now();
-    if (zero_guess) x.resize(rows_);
     SolveReport report = engine_->solve(b, x, zero_guess, on_step);
     report.solve_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     ++solves_;
