@@ -37,4 +37,15 @@ inline const std::map<std::pair<std::string, int>, int> table3_double_iterations
     {{"A1", 8}, 6}, {{"A1", 9}, 6}, {{"A2", 8}, 6}, {{"A2", 9}, 6}, {{"A3", 8}, 6}, {{"A3", 9}, 6},
     {{"A4", 8}, 8}, {{"A4", 9}, 9}, {{"A5", 8}, 10}, {{"A5", 9}, 11}};
 
+/// Table 4, "2 digits" column: outer iterations and total inner cycles of the GPU mixed solver
+/// with the inner stop digits:2 (the paper's a:b), levels 8 and 9.
+struct OuterInner {
+    int outer, inner;
+};
+inline const std::map<std::pair<std::string, int>, OuterInner> table4_digits2 = {
+    {{"U1", 8}, {3, 6}},  {{"U1", 9}, {4, 7}},  {{"U2", 8}, {4, 7}},  {{"U2", 9}, {4, 7}},  {{"U3", 8}, {3, 5}},
+    {{"U3", 9}, {3, 5}},  {{"A1", 8}, {3, 6}},  {{"A1", 9}, {3, 6}},  {{"A2", 8}, {3, 6}},  {{"A2", 9}, {3, 6}},
+    {{"A3", 8}, {3, 6}},  {{"A3", 9}, {3, 6}},  {{"A4", 8}, {3, 8}},  {{"A4", 9}, {4, 11}}, {{"A5", 8}, {4, 13}},
+    {{"A5", 9}, {4, 13}}};
+
 }  // namespace adimg::paper

@@ -21,6 +21,17 @@ enum class Precision {
     mixed,    ///< double defect and update around float V-cycles (paper Sec. 2.5)
 };
 
+/// How the V-cycle solves on its coarsest grid.
+enum class CoarseSolver {
+    direct,  ///< exactly: the inverse of the coarsest matrix, computed once at setup (in double)
+             ///< and applied as one dense product; coarsest grids of at most
+             ///< max_direct_coarse_unknowns only, larger ones use pcg
+    pcg,     ///< a fixed number of preconditioned conjugate-gradient iterations (pcg.hpp)
+};
+/// The largest coarsest grid solved directly: 65 x 65 nodes (its inverse takes 143 MB and about
+/// a second to compute; 33 x 33, the default, takes 9.5 MB and 40 ms).
+constexpr long long max_direct_coarse_unknowns = 65 * 65;
+
 /// Preconditioner of the coarse-grid conjugate gradients.
 enum class CoarsePreconditioner { jacobi, adi };
 
@@ -48,8 +59,9 @@ struct SolverOptions {
     double line_omega = 0.7;  ///< ADI line-sweep damping, in (0, 1] (see relax() in stencil.hpp)
     int pre_smooth = 4;       ///< pre-smoothing steps; one ADI application counts as two
     int post_smooth = 4;      ///< post-smoothing steps; one ADI application counts as two
-    int coarse_level = 1;     ///< refinement level of the coarsest grid (1: 3x3 nodes)
-    CoarsePreconditioner coarse_preconditioner = CoarsePreconditioner::jacobi;
+    int coarse_level = 5;     ///< refinement level of the coarsest grid (5: 33x33 nodes, 1: 3x3)
+    CoarseSolver coarse_solver = CoarseSolver::direct;
+    CoarsePreconditioner coarse_preconditioner = CoarsePreconditioner::jacobi;  ///< of pcg
     int coarse_iterations = 64;  ///< PCG iterations on the coarsest grid, at most (and at most its unknowns)
     InnerStop inner;             ///< inner stopping rule of the mixed solver
     int inner_max_cycles = 32;   ///< cap on inner cycles per outer step in digits mode
@@ -65,10 +77,12 @@ InnerStop parse_inner_stop(const std::string& text);
 std::string to_string(const InnerStop& inner);
 std::string to_string(Smoother s);
 std::string to_string(Precision p);
+std::string to_string(CoarseSolver s);
 std::string to_string(CoarsePreconditioner p);
 std::string to_string(BackendKind b);
 Smoother parse_smoother(const std::string& text);
 Precision parse_precision(const std::string& text);
+CoarseSolver parse_coarse_solver(const std::string& text);
 CoarsePreconditioner parse_coarse_preconditioner(const std::string& text);
 BackendKind parse_backend(const std::string& text);
 

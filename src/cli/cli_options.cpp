@@ -125,9 +125,12 @@ void add_solver_options(po::options_description& desc, SolverOptionStrings& s) {
         ("inner", po::value(&s.inner)->default_value(s.inner), "mixed precision inner stop: cycles:N or digits:N")
         ("inner-max-cycles", po::value(&o.inner_max_cycles)->default_value(o.inner_max_cycles), "cap on inner cycles in digits mode")
         ("coarse-level", po::value(&o.coarse_level)->default_value(o.coarse_level), "level of the coarsest grid")
-        ("coarse-preconditioner", po::value(&s.coarse_preconditioner)->default_value(s.coarse_preconditioner), "jacobi or adi")
+        ("coarse-solver", po::value(&s.coarse_solver)->default_value(s.coarse_solver),
+         "direct (exact, by the inverse computed at setup; coarsest grids up to 65x65, larger ones use pcg) or pcg")
+        ("coarse-preconditioner", po::value(&s.coarse_preconditioner)->default_value(s.coarse_preconditioner),
+         "with pcg: jacobi or adi")
         ("coarse-iterations", po::value(&o.coarse_iterations)->default_value(o.coarse_iterations),
-         "PCG iterations on the coarsest grid, at most (fewer if it has fewer unknowns: then the solve is exact)")
+         "with pcg: iterations on the coarsest grid, at most (fewer if it has fewer unknowns: then the solve is exact)")
         ("digits", po::value(&o.digits)->default_value(o.digits, shortest(o.digits)),
          "stop when the defect has dropped by this many digits")
         ("max-iterations", po::value(&o.max_iterations)->default_value(o.max_iterations), "outer iterations before giving up")
@@ -142,6 +145,7 @@ SolverOptions resolve_solver_options(const SolverOptionStrings& s) {
     o.precision = parse_precision(s.precision);
     o.smoother = parse_smoother(s.smoother);
     o.inner = parse_inner_stop(s.inner);
+    o.coarse_solver = parse_coarse_solver(s.coarse_solver);
     o.coarse_preconditioner = parse_coarse_preconditioner(s.coarse_preconditioner);
     validate(o);
     return o;

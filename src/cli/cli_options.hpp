@@ -33,7 +33,7 @@ void check_output_paths(const std::vector<std::string>& paths);
 /// Solver settings as the CLI spells them.
 struct SolverOptionStrings {
     std::string backend = "auto", precision = "mixed", smoother = "adi", inner = "digits:2",
-                coarse_preconditioner = "jacobi";
+                coarse_solver = "direct", coarse_preconditioner = "jacobi";
     SolverOptions numbers;
 };
 void add_solver_options(po::options_description& desc, SolverOptionStrings& solver);

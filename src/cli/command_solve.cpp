@@ -44,6 +44,7 @@ void write_json(const std::string& path, const std::string& problem, int level, 
             .value("inner", to_string(options->inner))
             .value("inner_max_cycles", options->inner_max_cycles)
             .value("coarse_level", options->coarse_level)
+            .value("coarse_solver", to_string(options->coarse_solver))
             .value("coarse_preconditioner", to_string(options->coarse_preconditioner))
             .value("digits", options->digits)
             .end_object();

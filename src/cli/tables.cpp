@@ -22,11 +22,14 @@ std::string describe(const SolverOptions& o) {
         to_string(o.smoother) + (o.smoother == Smoother::jacobi ? " (omega " + std::to_string(o.omega).substr(0, 4) + ")"
                                  : o.smoother == Smoother::adi ? " (line-omega " + std::to_string(o.line_omega).substr(0, 4) + ")"
                                                                : "");
+    const std::string coarse = o.coarse_solver == CoarseSolver::direct
+                                   ? "solved directly if it has at most " + std::to_string(max_direct_coarse_unknowns) +
+                                         " nodes, else by PCG with " + to_string(o.coarse_preconditioner)
+                                   : "PCG with " + to_string(o.coarse_preconditioner) + ", at most " +
+                                         std::to_string(o.coarse_iterations) + " iterations";
     std::snprintf(buffer, sizeof buffer,
-                  "precision %s, smoother %s, %d pre + %d post steps, V-cycle down to level %d "
-                  "(PCG with %s, at most %d iterations)%s, stop at %g digits",
-                  to_string(o.precision).c_str(), smoother.c_str(), o.pre_smooth, o.post_smooth, o.coarse_level,
-                  to_string(o.coarse_preconditioner).c_str(), o.coarse_iterations,
+                  "precision %s, smoother %s, %d pre + %d post steps, V-cycle down to level %d (%s)%s, stop at %g digits",
+                  to_string(o.precision).c_str(), smoother.c_str(), o.pre_smooth, o.post_smooth, o.coarse_level, coarse.c_str(),
                   o.precision == Precision::mixed
                       ? (", inner " + to_string(o.inner) +
                          (o.inner.kind == InnerStop::Kind::digits ? " (max " + std::to_string(o.inner_max_cycles) + " cycles)" : ""))

@@ -5,7 +5,7 @@
 #include <adimg/options.hpp>
 #include <adimg/report.hpp>
 
-#include "pcg.hpp"
+#include "coarse_solve.hpp"
 
 #include <utility>
 #include <vector>
@@ -26,8 +26,7 @@ public:
     Multigrid(Backend& backend, const Hierarchy& hierarchy, const SolverOptions& options)
         : be_(backend),
           options_(options),
-          coarse_(backend, hierarchy.levels.front().A.mx, hierarchy.levels.front().A.my, options.coarse_preconditioner,
-                  options.coarse_iterations) {
+          coarse_(backend, hierarchy.levels.front().A, options) {
         for (const HostLevel& host : hierarchy.levels) {
             const std::size_t n = host.A.rows();
             levels_.push_back(Level{host.level, host.A.mx, host.A.my, be_.template make_matrix<T>(host.A),
@@ -46,6 +45,7 @@ public:
             be_.upload(host.split_x, levels_[l].split_x);
             be_.upload(host.split_y, levels_[l].split_y);
         }
+        coarse_.update(hierarchy.levels.front().A);
     }
     /// True if `hierarchy` has the grids of this one, so update_values() applies.
     bool same_shape(const Hierarchy& hierarchy) const {
@@ -79,6 +79,7 @@ public:
             out.push_back({l.level, l.mx, l.my,
                            static_cast<long long>(Backend::bytes(l.A)) + 4 * n * static_cast<long long>(sizeof(T))});
         }
+        out.front().bytes += coarse_.bytes();
         return out;
     }
 
@@ -93,8 +94,7 @@ private:
             be_.restrict_defect(level.A, level.b, level.x, level.d, coarse.split_x, coarse.split_y, coarse.b);
         }
         Level& coarsest = levels_.front();
-        if (finest != 0) be_.fill(coarsest.x, T(0));
-        coarse_.solve(coarsest.A, coarsest.b, coarsest.x);
+        coarse_.solve(coarsest.A, coarsest.b, coarsest.x, finest != 0);
         for (std::size_t l = 1; l <= finest; ++l) {
             Level& level = levels_[l];
             const Level& coarse = levels_[l - 1];
@@ -149,7 +149,7 @@ private:
     Backend& be_;
     SolverOptions options_;
     std::vector<Level> levels_;
-    Pcg<Backend, T> coarse_;
+    CoarseSolve<Backend, T> coarse_;
 
 public:
     Multigrid(const Multigrid&) = delete;

@@ -23,6 +23,8 @@ constexpr std::pair<const char*, Smoother> smoother_names[] = {
     {"jacobi", Smoother::jacobi}, {"gauss-seidel", Smoother::gauss_seidel}, {"adi", Smoother::adi}};
 constexpr std::pair<const char*, Precision> precision_names[] = {
     {"double", Precision::double_}, {"single", Precision::single}, {"mixed", Precision::mixed}};
+constexpr std::pair<const char*, CoarseSolver> coarse_solver_names[] = {
+    {"direct", CoarseSolver::direct}, {"pcg", CoarseSolver::pcg}};
 constexpr std::pair<const char*, CoarsePreconditioner> coarse_names[] = {
     {"jacobi", CoarsePreconditioner::jacobi}, {"adi", CoarsePreconditioner::adi}};
 constexpr std::pair<const char*, BackendKind> backend_names[] = {
@@ -39,12 +41,16 @@ std::string name_of(Enum value, const std::pair<const char*, Enum> (&names)[N]) 
 
 Smoother parse_smoother(const std::string& text) { return parse_name(text, "smoother", smoother_names); }
 Precision parse_precision(const std::string& text) { return parse_name(text, "precision", precision_names); }
+CoarseSolver parse_coarse_solver(const std::string& text) {
+    return parse_name(text, "coarse-solver", coarse_solver_names);
+}
 CoarsePreconditioner parse_coarse_preconditioner(const std::string& text) {
     return parse_name(text, "coarse-preconditioner", coarse_names);
 }
 BackendKind parse_backend(const std::string& text) { return parse_name(text, "backend", backend_names); }
 std::string to_string(Smoother s) { return name_of(s, smoother_names); }
 std::string to_string(Precision p) { return name_of(p, precision_names); }
+std::string to_string(CoarseSolver s) { return name_of(s, coarse_solver_names); }
 std::string to_string(CoarsePreconditioner p) { return name_of(p, coarse_names); }
 std::string to_string(BackendKind b) { return name_of(b, backend_names); }
 

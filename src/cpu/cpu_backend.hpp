@@ -174,6 +174,20 @@ public:
                     prolong_value(coarse.data(), mxc, split_x.data(), split_y.data(), i, j);
     }
 
+    /// x = M b for the dense row-major n x n matrix M (the coarsest grid's inverse), n = b.size(),
+    /// accumulated in double.
+    template <class T>
+    void dense_apply(const vector<double>& M, const vector<T>& b, vector<T>& x) {
+        const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(b.size());
+#pragma omp parallel for schedule(static) if(parallel_worth(M.size()))
+        for (std::ptrdiff_t i = 0; i < n; ++i) {
+            const double* row = M.data() + i * n;
+            double sum = 0.0;
+            for (std::ptrdiff_t j = 0; j < n; ++j) sum += row[j] * double(b[j]);
+            x[i] = T(sum);
+        }
+    }
+
     // --- vector operations ------------------------------------------------------------------
     template <class T>
     void fill(vector<T>& v, T value) {

@@ -221,6 +221,14 @@ public:
                split_x.data(), split_y.data(), fine.data(), mx_fine, my_fine);
     }
 
+    /// x = M b for the dense row-major n x n matrix M (the coarsest grid's inverse), n = b.size().
+    template <class T>
+    void dense_apply(const vector<double>& M, const vector<T>& b, vector<T>& x) {
+        const int n = static_cast<int>(b.size());
+        launch("dense_apply kernel", kernels::dense_apply<T>, (n + kernels::dense_rows_per_block - 1) / kernels::dense_rows_per_block,
+               32 * kernels::dense_rows_per_block, 0, M.data(), b.data(), x.data(), n);
+    }
+
     // --- vector operations ------------------------------------------------------------------
     template <class T>
     void fill(vector<T>& v, T value) {

@@ -237,6 +237,21 @@ __global__ void xpay_ratio(const T* __restrict__ x, const double* num, const dou
     ADIMG_GRID_STRIDE(p, n) y[p] = T(x[p] + beta * y[p]);
 }
 
+/// x = M b for the dense row-major n x n matrix M in double (the coarsest grid's inverse): one
+/// warp per row, so each row is read coalesced, and the sum is accumulated in double.
+constexpr int dense_rows_per_block = 8;
+template <class T>
+__global__ void dense_apply(const double* __restrict__ M, const T* __restrict__ b, T* __restrict__ x, int n) {
+    follow_previous_kernel();
+    const int row = blockIdx.x * dense_rows_per_block + threadIdx.x / 32, lane = threadIdx.x % 32;
+    if (row >= n) return;
+    const double* m = M + static_cast<std::size_t>(row) * n;
+    double sum = 0.0;
+    for (int j = lane; j < n; j += 32) sum += m[j] * double(b[j]);
+    for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset);
+    if (lane == 0) x[row] = T(sum);
+}
+
 /// Deterministic dot product, first pass: one double partial sum per block.
 constexpr int reduce_threads = 256;
 template <class T>

@@ -1,0 +1,64 @@
+#pragma once
+// The V-cycle's solve on its coarsest grid, written once for every backend.
+
+#include <adimg/eigen_interop.hpp>
+#include <adimg/nine_bands.hpp>
+#include <adimg/options.hpp>
+
+#include "pcg.hpp"
+
+#include <optional>
+
+namespace adimg {
+
+/// Solves A x = b on the coarsest level: directly, by the inverse of A computed once on the host
+/// (in double) and applied as one dense product, or by PCG (pcg.hpp).
+///
+/// Why direct: on the GPU every level of a V-cycle costs about a dozen dependent kernel launches,
+/// however small its grid, so the levels below 33 x 33 cost as much as the 1025 x 1025 level's
+/// smoothing (bench/PERFORMANCE.md, "Direct coarsest-grid solve"); one product with a 1089 x 1089
+/// inverse (9.5 MB, held in L2) replaces them. It is also the better cycle: on the graded
+/// meshes of A4 and A5 the coarse levels smooth poorly, and an exact solve on 33 x 33 saves 2-3 of
+/// their 11-14 cycles.
+template <class Backend, class T>
+class CoarseSolve {
+public:
+    using Vector = typename Backend::template vector<T>;
+    using Matrix = typename Backend::template matrix<T>;
+
+    CoarseSolve(Backend& backend, const NineBands<double>& A, const SolverOptions& options) : be_(backend) {
+        if (options.coarse_solver == CoarseSolver::direct &&
+            static_cast<long long>(A.rows()) <= max_direct_coarse_unknowns) {
+            inverse_.emplace(be_.template make_vector<double>(A.rows() * A.rows()));
+            update(A);
+        } else {
+            pcg_.emplace(be_, A.mx, A.my, options.coarse_preconditioner, options.coarse_iterations);
+        }
+    }
+
+    /// New values for the coarsest matrix (same grid).
+    void update(const NineBands<double>& A) {
+        if (inverse_) be_.upload(dense_inverse(A), *inverse_);
+    }
+
+    /// x = A^-1 b; with PCG, approximately, starting from zero if `from_zero`, else improving x.
+    void solve(const Matrix& A, const Vector& b, Vector& x, bool from_zero) {
+        if (inverse_) {
+            be_.dense_apply(*inverse_, b, x);
+            return;
+        }
+        if (from_zero) be_.fill(x, T(0));
+        pcg_->solve(A, b, x);
+    }
+
+    bool direct() const { return inverse_.has_value(); }
+    /// Device (or host) bytes of the inverse; zero with PCG.
+    long long bytes() const { return inverse_ ? static_cast<long long>(inverse_->size() * sizeof(double)) : 0; }
+
+private:
+    Backend& be_;
+    std::optional<typename Backend::template vector<double>> inverse_;  // row-major, rows() x rows()
+    std::optional<Pcg<Backend, T>> pcg_;
+};
+
+}  // namespace adimg
