@@ -245,6 +245,7 @@ TEST_CASE("CUDA vector operations and double-accumulated reductions equal the CP
 }
 
 TEMPLATE_TEST_CASE("CUDA dense product (the direct coarsest-grid solve) equals the CPU backend", "[gpu]", float, double) {
+    using T = TestType;
     // Sizes around the warp width and the largest coarsest grid solved directly (65 x 65).
     std::mt19937 rng(15);
     CpuBackend cpu;
