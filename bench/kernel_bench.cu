@@ -112,11 +112,20 @@ std::vector<Timing> measure(CudaBackend& be, const NineBands<double>& A_host, co
 /// against the sum of their kernels: the difference is launch and synchronisation overhead.
 template <class T>
 void cycle_timings(CudaBackend& be, int level, std::vector<Timing>& out) {
-    const Hierarchy h = rediscretized_hierarchy(builtin_case("A2"), level, 1);
     SolverOptions options;
+    const Hierarchy h = rediscretized_hierarchy(builtin_case("A2"), level, options.coarse_level);
     Multigrid<CudaBackend, T> mg(be, h, options);
     be.fill(mg.rhs(), T(1));
     out.push_back({"V-cycle (ADI, 4+4, all levels)", bench::median_ms(be.stream(), 5, 5, [&] { mg.cycle(); }), 0});
+    {
+        // The cycle as it was before the direct coarsest-grid solve: down to 3 x 3, PCG there.
+        SolverOptions pcg = options;
+        pcg.coarse_level = 1;
+        pcg.coarse_solver = CoarseSolver::pcg;
+        Multigrid<CudaBackend, T> deep(be, rediscretized_hierarchy(builtin_case("A2"), level, 1), pcg);
+        be.fill(deep.rhs(), T(1));
+        out.push_back({"V-cycle down to 3 x 3, PCG there", bench::median_ms(be.stream(), 5, 5, [&] { deep.cycle(); }), 0});
+    }
     out.push_back({"V-cycle + defect norm (digits mode)", bench::median_ms(be.stream(), 5, 5, [&] { mg.cycle(); mg.defect_norm(); }), 0});
     // The same cycle recorded with plain launches: each kernel is scheduled only once the one
     // before it has finished (what programmatic dependent launch saves).
@@ -129,10 +138,12 @@ void cycle_timings(CudaBackend& be, int level, std::vector<Timing>& out) {
     }
     be.programmatic_launch = programmatic;
     // Where a cycle's time goes: the same cycle on hierarchies with a coarser finest level (the
-    // difference between two rows is one level's work, launches included).
+    // difference between two rows is one level's work, launches included; the first row is the
+    // direct solve alone).
     if (level <= 10)
-        for (int finest = 1; finest < level; ++finest) {
-            Multigrid<CudaBackend, T> smaller(be, rediscretized_hierarchy(builtin_case("A2"), finest, 1), options);
+        for (int finest = options.coarse_level; finest < level; ++finest) {
+            Multigrid<CudaBackend, T> smaller(be, rediscretized_hierarchy(builtin_case("A2"), finest, options.coarse_level),
+                                              options);
             be.fill(smaller.rhs(), T(1));
             out.push_back({"V-cycle, finest level " + std::to_string(finest), bench::median_ms(be.stream(), 5, 5, [&] { smaller.cycle(); }), 0});
         }

@@ -4,6 +4,9 @@
 //
 //   solver_bench --cases U1,A2 --levels 8,9,10 --configs cuda:mixed:adi:digits:2,cuda:double:adi
 //
+// --coarse-level N and --coarse-solver direct|pcg set the coarsest grid of every row (default:
+// the library's, level 5 solved directly).
+//
 // A config is backend:precision:smoother[:inner], e.g. cpu:double:adi or cuda:mixed:adi:cycles:1.
 // Times are medians over --repeats solves after one warm-up solve, and include the transfer of
 // the right-hand side and the solution (the paper's convention).
@@ -105,7 +108,8 @@ std::string timeline_row(Solver& solver, const std::vector<double>& b, std::vect
 int main(int argc, char** argv) {
     std::string cases = "U1,A2", levels = "8,9,10", configs = "cuda:mixed:adi:digits:2,cuda:double:adi", json_path,
                 timeline_path;
-    int repeats = 5;
+    int repeats = 5, coarse_level = SolverOptions{}.coarse_level;
+    std::string coarse_solver = to_string(SolverOptions{}.coarse_solver);
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string key = argv[i], value = argv[i + 1];
         if (key == "--cases") cases = value;
@@ -114,6 +118,8 @@ int main(int argc, char** argv) {
         else if (key == "--repeats") repeats = std::stoi(value);
         else if (key == "--json") json_path = value;
         else if (key == "--timeline") timeline_path = value;
+        else if (key == "--coarse-level") coarse_level = std::stoi(value);
+        else if (key == "--coarse-solver") coarse_solver = value;
         else {
             std::fprintf(stderr, "solver_bench: unknown option %s\n", key.c_str());
             return 2;
@@ -134,10 +140,12 @@ int main(int argc, char** argv) {
                 const TensorMesh mesh = spec.mesh(level);
                 const PolynomialProblem problem{spec.x.length, spec.y.length};
                 const std::vector<double> b = assemble_load(mesh, problem);
-                const Hierarchy hierarchy = rediscretized_hierarchy(spec, level, 1);
+                const Hierarchy hierarchy = rediscretized_hierarchy(spec, level, coarse_level);
                 const double unit_ms = have_gpu ? work_unit_ms(hierarchy.finest().A) : 0.0;
                 for (const std::string& config : split(configs, ',')) {
-                    const SolverOptions options = parse_config(config);
+                    SolverOptions options = parse_config(config);
+                    options.coarse_level = coarse_level;
+                    options.coarse_solver = parse_coarse_solver(coarse_solver);
                     if (options.backend == BackendKind::cuda && !have_gpu) continue;
                     std::fprintf(stderr, "%s L=%d %s ...\n", name.c_str(), level, config.c_str());
                     Solver solver(options);
