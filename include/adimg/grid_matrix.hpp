@@ -171,8 +171,10 @@ private:
 /// setup() builds the level hierarchy on the host, the coarse matrices as Galerkin products
 /// R A P with the grid's prolongation P (bilinear, or exact Q1 with positions) and R = P^T, down
 /// to SolverOptions::coarse_level (raised to Grid::coarsest_level() if lower, lowered to the
-/// finest level if higher), and hands it to an adimg::Solver, which copies every level to the
-/// backend (the GPU, or the CPU). The host hierarchy is not kept.
+/// finest level if higher, and with the direct coarse solve lowered further, where the grid
+/// allows, until that level has at most max_direct_coarse_unknowns nodes), and hands it to an
+/// adimg::Solver, which copies every level to the backend (the GPU, or the CPU). The host
+/// hierarchy is not kept.
 ///
 /// Called again with a matrix on a grid of the same size (new values, same structure, e.g. a new
 /// time step or a new coefficient), setup() recomputes the Galerkin products and copies the new

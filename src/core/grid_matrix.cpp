@@ -373,7 +373,16 @@ GridSolver::GridSolver(SolverOptions options) : solver_(options) {}
 
 void GridSolver::setup(const GridMatrix& A) {
     const auto start = std::chrono::steady_clock::now();
-    const Hierarchy hierarchy = galerkin_hierarchy(A, solver_.options().coarse_level);
+    const SolverOptions& options = solver_.options();
+    const Grid& grid = A.grid();
+    int coarse = clamp_coarse_level(grid, options.coarse_level);
+    // A coarsest grid too large for the direct solve goes down further where it can, rather than
+    // falling back to PCG: e.g. 97 x 49 nodes, whose finest level is 4, stops at level 3 (49 x 25).
+    if (options.coarse_solver == CoarseSolver::direct)
+        while (coarse > grid.coarsest_level() &&
+               static_cast<long long>(grid.mx_on_level(coarse)) * grid.my_on_level(coarse) > max_direct_coarse_unknowns)
+            --coarse;
+    const Hierarchy hierarchy = galerkin_hierarchy(A, coarse);
     hierarchy_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     solver_.setup(hierarchy);
     scaled_rows_ = A.scaled_rows();

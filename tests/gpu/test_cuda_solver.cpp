@@ -54,11 +54,11 @@ TEST_CASE("GPU and CPU agree: all cases at L=8 and 9, ADI, mixed precision", "[g
     }
 }
 
-// Table 2's GPU-mixed column lies within 1e-4 of CPU-double. With the paper's stopping rule
-// (8 digits of defect reduction) the algebraic error left in the solution is of that size: on
-// the H200, U1 at L=9 stops after 8.56 digits at 1.57e-4 from the paper's value (the CPU
-// backend, at 8.71 digits, lands at 1.8e-5). Reported, not hidden: the test may fail.
-TEST_CASE("Table 2, GPU-mixed: within 1e-4 of the paper's CPU-double at L=8 and 9", "[gpu][solver][!mayfail]") {
+// Table 2's GPU-mixed column lies within 1e-4 of CPU-double, as the paper reports. Measured on
+// the H200 at 0979ffb: 8.9e-8 (A1, L=8) .. 1.8e-5 (U3, L=8). With the V-cycle down to 3 x 3
+// (PCG there) U1 at L=9 stopped after 8.56 digits at 1.57e-4; the coarsest grid solved directly
+// makes the first inner cycle gain two digits, and the solve ends with 10.3 digits at 2.4e-6.
+TEST_CASE("Table 2, GPU-mixed: within 1e-4 of the paper's CPU-double at L=8 and 9", "[gpu][solver]") {
     for (int level : {8, 9}) {
         for (const std::string& name : builtin_case_names()) {
             const Result gpu = solve(name, level, BackendKind::cuda, Precision::mixed);
