@@ -105,6 +105,21 @@ std::vector<Timing> measure(CudaBackend& be, const NineBands<double>& A_host, co
     be.fused_restriction.reset();
     time("axpy", 3, [&] { be.axpy(0.5, x, y); });
     time("dot (with host sync)", 2, [&] { be.dot(x, y); });
+    // The refinement loop's update and next defect (a float correction, as in a mixed solve):
+    // fused into one pass, against the axpy, defect and norm it replaces. Minimum bytes: bands,
+    // b and x read, x_next and d written (13 words), and the float correction.
+    {
+        auto c = be.make_vector<float>(n);
+        auto x_next = be.make_vector<T>(n), d = be.make_vector<T>(n);
+        be.fill(c, 1e-3f);
+        const double words = 13 + 4.0 / w;
+        time("update, defect and norm (fused, with host sync)", words, [&] { be.update_defect_norm(A, b, x, 0.5, c, x_next, d); });
+        time("update, defect and norm (axpy, defect, norm2)", words, [&] {
+            be.axpy(0.5, c, x_next);
+            be.defect(A, b, x_next, d);
+            be.norm2(d);
+        });
+    }
     return out;
 }
 

@@ -13,9 +13,10 @@ namespace adimg {
 enum class Direction { x, y };
 
 /// (A x)_p for node (i, j). Interior nodes take the unchecked nine-point path; nodes on the grid
-/// edge skip neighbours outside the grid (their band entries are zero by contract).
+/// edge skip neighbours outside the grid (their band entries are zero by contract). `x` is a
+/// pointer, or anything indexed like one (Corrected below).
 template <class Acc, class T, class V>
-ADIMG_HD Acc row_product(const BandsView<T>& A, const V* x, int i, int j) {
+ADIMG_HD Acc row_product(const BandsView<T>& A, const V& x, int i, int j) {
     const int mx = A.mx;
     const std::size_t p = static_cast<std::size_t>(j) * mx + i;
     Acc sum = 0;
@@ -33,6 +34,17 @@ ADIMG_HD Acc row_product(const BandsView<T>& A, const V* x, int i, int j) {
     }
     return sum;
 }
+
+/// The iterate after a correction, x + alpha c, read entry by entry: the refinement loop's update
+/// and its next defect then take one pass over memory (update_defect_norm in the backends), and
+/// each entry is rounded exactly as the stored update is.
+template <class X, class C>
+struct Corrected {
+    const X* x;
+    const C* c;
+    double alpha;
+    ADIMG_HD X operator[](std::size_t q) const { return X(x[q] + alpha * c[q]); }
+};
 
 /// The part of (A x)_p that couples (i, j) to nodes off its own line: the six bands with dy != 0
 /// for x-lines, with dx != 0 for y-lines. The ADI right-hand side is b - this.

@@ -74,7 +74,7 @@ public:
 
     std::vector<LevelInfo> levels() const override {
         std::vector<LevelInfo> out = mg_float_ ? mg_float_->info() : mg_double_->info();
-        const long long outer_bytes = outer_double_ ? 3 * outer_double_->bytes() : 0;
+        const long long outer_bytes = outer_double_ ? outer_double_->bytes() : 0;
         // The finest level also carries the outer loop's double matrix and vectors and the
         // backend's workspace (measured after a solve, it includes what the sweeps allocated).
         out.back().bytes += (A_double_ ? static_cast<long long>(Backend::bytes(*A_double_)) : 0) + outer_bytes +
@@ -100,13 +100,36 @@ private:
         if (options_.precision == Precision::mixed && options_.fallback_to_double) fallback_hierarchy_ = hierarchy;
     }
 
-    /// b, x and d of the outer loop, in its precision.
+    /// The fallback of a mixed solve: double inner cycles on a double hierarchy built when first
+    /// needed. Available only where the outer loop is double.
+    template <class Outer>
+    struct DoubleInner {
+        Engine* engine;
+        bool enabled;
+        bool available() const { return enabled; }
+        template <class Apply>
+        bool operator()(const typename Backend::template vector<Outer>& d, double norm, OuterStep& step, Apply&& apply) {
+            if constexpr (std::is_same_v<Outer, double>) {
+                if (!engine->mg_double_) engine->mg_double_.emplace(engine->be_, engine->fallback_hierarchy_, engine->options_);
+                InnerMultigrid<Backend, double, double> exact(engine->be_, *engine->mg_double_, engine->options_);
+                return exact.correct(d, norm, step, apply);
+            } else {
+                return false;
+            }
+        }
+    };
+
+    /// b, x, the next iterate and d of the outer loop, in its precision.
     template <class T>
     struct OuterVectors {
-        typename Backend::template vector<T> b, x, d;
+        typename Backend::template vector<T> b, x, x_next, d;
         OuterVectors(Backend& be, std::size_t n)
-            : b(be.template make_vector<T>(n)), x(be.template make_vector<T>(n)), d(be.template make_vector<T>(n)) {}
-        long long bytes() const { return static_cast<long long>(b.size() * sizeof(T)); }
+            : b(be.template make_vector<T>(n)),
+              x(be.template make_vector<T>(n)),
+              x_next(be.template make_vector<T>(n)),
+              d(be.template make_vector<T>(n)) {}
+        static constexpr int count = 4;
+        long long bytes() const { return count * static_cast<long long>(b.size() * sizeof(T)); }
     };
 
     template <class Outer, class Inner>
@@ -128,23 +151,9 @@ private:
         std::future<void> sized;
         if (zero_guess) sized = std::async(std::launch::async, [&x, n = b.size()] { x.resize(n); });
         InnerMultigrid<Backend, Outer, Inner> inner(be_, mg, options_);
-        auto inner_step = [&](auto&&... args) { return inner.correct(args...); };
-        struct DoubleInner {
-            Engine* engine;
-            bool enabled;
-            bool available() const { return enabled; }
-            bool operator()(const typename Backend::template vector<Outer>& d, double norm,
-                            typename Backend::template vector<Outer>& x, OuterStep& step) {
-                if constexpr (std::is_same_v<Outer, double>) {
-                    if (!engine->mg_double_) engine->mg_double_.emplace(engine->be_, engine->fallback_hierarchy_, engine->options_);
-                    InnerMultigrid<Backend, double, double> exact(engine->be_, *engine->mg_double_, engine->options_);
-                    return exact.correct(d, norm, x, step);
-                } else {
-                    return false;
-                }
-            }
-        } fallback{this, may_fall_back};
-        refine<Backend, Outer>(be_, A, v.b, v.x, v.d, inner_step, fallback, options_, on_step, report);
+        auto inner_step = [&](auto&&... args) { return inner.correct(std::forward<decltype(args)>(args)...); };
+        DoubleInner<Outer> fallback{this, may_fall_back};
+        refine<Backend, Outer>(be_, A, v.b, v.x, v.x_next, v.d, inner_step, fallback, options_, on_step, report);
         if (sized.valid()) sized.get();
         const auto downloading = clock::now();
         be_.download(v.x, x);

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <limits>
 #include <string>
+#include <utility>
 
 namespace adimg {
 
@@ -18,16 +19,17 @@ namespace adimg {
 ///
 /// Given the outer defect d with norm ||d||, it sets the inner right-hand side to d / ||d|| (so
 /// float neither underflows nor overflows, DESIGN.md §3), runs V-cycles from zero until the
-/// inner stopping rule holds, and adds ||d|| c to the outer iterate x.
+/// inner stopping rule holds, and hands the correction c to `apply(||d||, c)`, which adds
+/// ||d|| c to the outer iterate (and computes the next defect) and says whether that is finite.
 template <class Backend, class Outer, class Inner>
 class InnerMultigrid {
 public:
     InnerMultigrid(Backend& backend, Multigrid<Backend, Inner>& mg, const SolverOptions& options)
         : be_(backend), mg_(mg), options_(options) {}
 
-    /// Returns false, leaving x untouched, if the correction is not finite.
-    bool correct(const typename Backend::template vector<Outer>& d, double d_norm,
-                 typename Backend::template vector<Outer>& x, OuterStep& step) {
+    /// Returns false if the inner defects or the applied correction are not finite.
+    template <class Apply>
+    bool correct(const typename Backend::template vector<Outer>& d, double d_norm, OuterStep& step, Apply&& apply) {
         be_.scale_convert(1.0 / d_norm, d, mg_.rhs());
         be_.fill(mg_.solution(), Inner(0));
         const bool by_digits = options_.inner.kind == InnerStop::Kind::digits;
@@ -49,9 +51,7 @@ public:
             if (relative > inner_stall_ratio * previous) break;
             previous = relative;
         }
-        if (!std::isfinite(be_.norm2(mg_.solution()))) return false;
-        be_.axpy(d_norm, mg_.solution(), x);
-        return true;
+        return apply(d_norm, mg_.solution());
     }
 
 private:
@@ -106,14 +106,16 @@ inline std::string stagnation_cause(const SolverOptions& o, bool fell_back, bool
 
 /// The outer loop: d = b - A x; stop when ||d|| <= 10^-digits ||d_0||; else x += inner(d).
 /// It watches for non-finite values, divergence and stagnation, and reports each as a status.
-/// `inner` is called as inner(d, ||d||, x, step) -> bool; when it returns false (non-finite
+/// `inner` is called as inner(d, ||d||, step, apply) -> bool and hands its correction c to
+/// apply(alpha, c), which writes x + alpha c to `x_next` and its defect to d in one pass; x_next
+/// becomes x only if that defect is finite. When inner returns false (non-finite inner defects or
 /// correction) or the loop stagnates, `fallback` (if given, e.g. double inner cycles for a mixed
-/// solve) takes over for the rest of the solve.
+/// solve) takes over for the rest of the solve, from the last finite x.
 template <class Backend, class Outer, class Inner, class Fallback>
 void refine(Backend& be, const typename Backend::template matrix<Outer>& A,
             const typename Backend::template vector<Outer>& b, typename Backend::template vector<Outer>& x,
-            typename Backend::template vector<Outer>& d, Inner&& inner, Fallback&& fallback,
-            const SolverOptions& options, const StepCallback& on_step, SolveReport& report) {
+            typename Backend::template vector<Outer>& x_next, typename Backend::template vector<Outer>& d, Inner&& inner,
+            Fallback&& fallback, const SolverOptions& options, const StepCallback& on_step, SolveReport& report) {
     be.defect(A, b, x, d);
     double norm = be.norm2(d);
     report.initial_defect = report.final_defect = norm;
@@ -145,11 +147,19 @@ void refine(Backend& be, const typename Backend::template matrix<Outer>& A,
         }
         OuterStep step;
         step.double_inner = use_fallback;
-        const bool finite = use_fallback ? fallback(d, norm, x, step) : inner(d, norm, x, step);
+        double next = 0.0;
+        auto apply = [&](double alpha, const auto& c) {
+            next = be.update_defect_norm(A, b, x, alpha, c, x_next, d);
+            return std::isfinite(next);
+        };
+        const bool finite = use_fallback ? fallback(d, norm, step, apply) : inner(d, norm, step, apply);
         ++report.outer_iterations;
         report.inner_cycles += step.inner_cycles;
         if (!finite) {
             report.history.push_back(step);
+            // d may hold the non-finite defect of the rejected update: the fallback starts from
+            // the defect of x, which is still the last finite iterate.
+            be.defect(A, b, x, d);
             if (switch_to_fallback("produced non-finite values")) continue;
             report.status = SolveStatus::non_finite;
             report.message = std::string(use_fallback ? "the double inner solve (after the fallback)"
@@ -165,20 +175,13 @@ void refine(Backend& be, const typename Backend::template matrix<Outer>& A,
                                         refinement_messages::smoother_hint(options));
             return;
         }
-        be.defect(A, b, x, d);
-        const double next = be.norm2(d);
+        std::swap(x, x_next);
         step.defect = next;
         step.rate = next / norm;
         report.history.push_back(step);
         if (on_step) on_step(step);
         norm = next;
         report.final_defect = norm;
-        if (!std::isfinite(norm)) {
-            report.status = SolveStatus::non_finite;
-            report.message = "the defect became non-finite at outer iteration " + std::to_string(report.outer_iterations) +
-                             "; " + refinement_messages::smoother_hint(options);
-            return;
-        }
         if (norm > options.divergence_factor * report.initial_defect) {
             report.status = SolveStatus::diverged;
             char grew[32];

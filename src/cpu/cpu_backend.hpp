@@ -174,6 +174,23 @@ public:
                     prolong_value(coarse.data(), mxc, split_x.data(), split_y.data(), i, j);
     }
 
+    /// x_next = x + alpha c and d = b - A x_next in one pass (the refinement loop's update and its
+    /// next defect); returns ||d||.
+    template <class X, class C>
+    double update_defect_norm(const matrix<X>& A, const vector<X>& b, const vector<X>& x, double alpha, const vector<C>& c,
+                              vector<X>& x_next, vector<X>& d) {
+        const BandsView<X> Av = view(A);
+        const Corrected<X, C> corrected{x.data(), c.data(), alpha};
+#pragma omp parallel for schedule(static) if(parallel_worth(A.rows()))
+        for (int j = 0; j < A.my; ++j)
+            for (int i = 0; i < A.mx; ++i) {
+                const std::size_t p = static_cast<std::size_t>(j) * A.mx + i;
+                x_next[p] = corrected[p];
+                d[p] = b[p] - row_product<X>(Av, corrected, i, j);
+            }
+        return norm2(d);
+    }
+
     /// x = M b for the dense row-major n x n matrix M (the coarsest grid's inverse), n = b.size(),
     /// accumulated in double.
     template <class T>

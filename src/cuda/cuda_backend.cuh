@@ -118,12 +118,13 @@ public:
     /// Device bytes of a level's matrix: the bands, and their transposed copy once a y-sweep made it.
     template <class T>
     static std::size_t bytes(const matrix<T>& A) { return (A.values.size() + A.transposed.size()) * sizeof(T); }
-    /// Device bytes the backend holds besides the levels: the transposed sweeps' scratch vectors.
+    /// Device bytes the backend holds besides the levels: the transposed sweeps' scratch vectors
+    /// and the per-tile sums of update_defect_norm.
     std::size_t workspace_bytes() const {
         std::size_t total = 0;
         for (const auto& v : std::get<0>(scratch_)) total += v.size() * sizeof(float);
         for (const auto& v : std::get<1>(scratch_)) total += v.size() * sizeof(double);
-        return total;
+        return total + tile_sums_.size() * sizeof(double);
     }
 
     // --- stencil operations -----------------------------------------------------------------
@@ -219,6 +220,21 @@ public:
                      int mx_fine, int my_fine) {
         launch("prolong_add kernel", kernels::prolong_add<T>, tiles(mx_fine, my_fine), block2d(), 0, coarse.data(),
                split_x.data(), split_y.data(), fine.data(), mx_fine, my_fine);
+    }
+
+    /// x_next = x + alpha c and d = b - A x_next in one pass (the refinement loop's update and its
+    /// next defect); returns ||d|| (one synchronisation). Saves the passes of an axpy and of the
+    /// norm's first reduction over the separate operations.
+    template <class X, class C>
+    double update_defect_norm(const matrix<X>& A, const vector<X>& b, const vector<X>& x, double alpha, const vector<C>& c,
+                              vector<X>& x_next, vector<X>& d) {
+        const dim3 grid = tiles(A.mx, A.my);
+        const int blocks = static_cast<int>(grid.x * grid.y);
+        if (tile_sums_.size() < static_cast<std::size_t>(blocks)) tile_sums_ = DeviceVector<double>(blocks);
+        launch("update_defect kernel", kernels::update_defect<X, C>, grid, block2d(), 0, A.view(), b.data(), x.data(), alpha,
+               c.data(), x_next.data(), d.data(), tile_sums_.data());
+        launch("dot_final kernel", kernels::dot_final, 1, 1024, 0, tile_sums_.data(), blocks, result_.data());
+        return std::sqrt(read_result());
     }
 
     /// x = M b for the dense row-major n x n matrix M (the coarsest grid's inverse), n = b.size().
@@ -474,6 +490,7 @@ private:
     cudaStream_t stream_ = nullptr;
     std::size_t shared_limit_ = 0;
     DeviceVector<double> partial_;
+    DeviceVector<double> tile_sums_;  // update_defect_norm's partial sums, one per tile
     DeviceVector<double> result_;
     double* host_result_ = nullptr;  // pinned
     std::tuple<std::array<DeviceVector<float>, 3>, std::array<DeviceVector<double>, 3>> scratch_;

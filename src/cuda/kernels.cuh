@@ -37,6 +37,33 @@ __global__ void defect(BandsView<T> A, const T* __restrict__ b, const T* __restr
     d[p] = b[p] - row_product<T>(A, x, i, j);
 }
 
+/// x_next = x + alpha c and d = b - A x_next in one pass, and one double partial sum of d² per
+/// block (summed in a fixed order by dot_final: the norm is the same from run to run).
+template <class X, class C>
+__global__ void update_defect(BandsView<X> A, const X* __restrict__ b, const X* __restrict__ x, double alpha,
+                              const C* __restrict__ c, X* __restrict__ x_next, X* __restrict__ d, double* partial) {
+    follow_previous_kernel();
+    __shared__ double sums[tile_x * tile_y];
+    const int i = blockIdx.x * tile_x + threadIdx.x, j = blockIdx.y * tile_y + threadIdx.y;
+    const int t = threadIdx.y * tile_x + threadIdx.x;
+    double square = 0.0;
+    if (i < A.mx && j < A.my) {
+        const Corrected<X, C> corrected{x, c, alpha};
+        const std::size_t p = static_cast<std::size_t>(j) * A.mx + i;
+        x_next[p] = corrected[p];
+        const X dp = b[p] - row_product<X>(A, corrected, i, j);
+        d[p] = dp;
+        square = double(dp) * double(dp);
+    }
+    sums[t] = square;
+    __syncthreads();
+    for (int s = tile_x * tile_y / 2; s > 0; s /= 2) {
+        if (t < s) sums[t] += sums[t + s];
+        __syncthreads();
+    }
+    if (t == 0) partial[blockIdx.y * gridDim.x + blockIdx.x] = sums[0];
+}
+
 template <class T>
 __global__ void jacobi(BandsView<T> A, const T* __restrict__ b, const T* __restrict__ x_in, T* __restrict__ x_out, T omega) {
     follow_previous_kernel();

@@ -244,6 +244,33 @@ TEST_CASE("CUDA vector operations and double-accumulated reductions equal the CP
     }
 }
 
+TEMPLATE_TEST_CASE("CUDA fused update, defect and norm equal the CPU backend", "[gpu]", float, double) {
+    // Outer precision TestType, the correction in float (mixed and single) and in TestType.
+    using T = TestType;
+    std::mt19937 rng(16);
+    CpuBackend cpu;
+    for (auto [mx, my] : grids) {
+        INFO(mx << "x" << my);
+        const std::size_t n = static_cast<std::size_t>(mx) * my;
+        const NineBands<double> bands = random_bands(mx, my, rng);
+        const std::vector<double> b = random_vector(n, rng), x = random_vector(n, rng), c = random_vector(n, rng);
+        auto A = gpu().make_matrix<T>(bands);
+        const NineBands<T> A_cpu = convert_bands<T>(bands);
+        auto check = [&](auto correction) {
+            using C = decltype(correction);
+            auto x_next = poisoned<T>(n), d = poisoned<T>(n);
+            const double norm = gpu().update_defect_norm(A, device<T>(b), device<T>(x), 0.37, device<C>(c), x_next, d);
+            std::vector<T> x_next_cpu(n), d_cpu(n);
+            const double norm_cpu = cpu.update_defect_norm(A_cpu, as<T>(b), as<T>(x), 0.37, as<C>(c), x_next_cpu, d_cpu);
+            CHECK(difference(host(x_next), as_double(x_next_cpu)) == 0.0);  // the same rounding
+            CHECK(difference(host(d), as_double(d_cpu)) < tolerance<T>());
+            CHECK(norm == Approx(norm_cpu).epsilon(sizeof(T) == 4 ? 1e-5 : 1e-12));
+        };
+        check(float{});
+        check(T{});
+    }
+}
+
 TEMPLATE_TEST_CASE("CUDA dense product (the direct coarsest-grid solve) equals the CPU backend", "[gpu]", float, double) {
     using T = TestType;
     // Sizes around the warp width and the largest coarsest grid solved directly (65 x 65).
