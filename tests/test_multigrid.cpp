@@ -142,10 +142,10 @@ TEST_CASE("A coarsest grid above 65 x 65 is solved by PCG, a smaller one holds i
 // --- agreement with the direct solve ------------------------------------------------------------
 
 TEST_CASE("Double multigrid agrees with the direct solve to 1e-9 at L=6 for every built-in case", "[multigrid][direct]") {
-    // At the default stop (defect down by 8 digits) the max-norm difference is 1.9e-10 (U1) ..
-    // 8.3e-9 (U3), measured, so this check sets options.digits = 12: the remaining difference is
-    // then the direct solve's own rounding plus a 1e-12 defect. Measured max-norm differences: 2.9e-14 (U2) .. 5.0e-13 (A4) relative,
-    // after 6 (U3) .. 20 (A5) cycles.
+    // At the default stop (defect down by 8 digits) the max-norm difference is 7.2e-11 (U1) ..
+    // 6.4e-9 (U3), measured, so this check sets options.digits = 12: the remaining difference is
+    // then the direct solve's own rounding plus a 1e-12 defect. Measured max-norm differences: 3.6e-14 (A3) .. 1.8e-13 (A5) relative,
+    // after 6 (U3) .. 13 (A5) cycles.
     SolverOptions options = cpu_options(Precision::double_);
     options.digits = 12;
     for (const std::string& name : builtin_case_names()) {
@@ -179,14 +179,14 @@ void check_table2_mixed(int level) {
 }  // namespace
 
 TEST_CASE("Table 2: the mixed solver reproduces the CPU-double L2 errors of all 8 cases at L=8", "[multigrid][mixed][paper]") {
-    // Measured relative differences to the paper: 1.9e-6 (A4) .. 1.03e-5 (U1).
+    // Measured relative differences to the paper: 6.8e-8 (A1) .. 1.8e-5 (U3).
     check_table2_mixed(8);
 }
 
 TEST_CASE("Table 2: the mixed solver reproduces the CPU-double L2 errors of all 8 cases at L=9",
           "[multigrid][mixed][paper][slow]") {
-    // Measured relative differences to the paper: 1.9e-6 (U3) .. 2.3e-5 (A2); the 8-digit stop
-    // leaves an algebraic error of about this size.
+    // Measured relative differences to the paper: 1.5e-8 (A2; 1.2e-8 .. 1.5e-8 with the OpenMP
+    // thread count) .. 1.5e-5 (A5); the 8-digit stop leaves an algebraic error of about this size.
     check_table2_mixed(9);
 }
 
@@ -194,8 +194,8 @@ TEST_CASE("Table 2: mixed and double multigrid give the same relative L2 errors 
           "[multigrid][mixed]") {
     // The issue asks |e_mixed - e_double| < 1e-6 (absolute difference of the relative errors,
     // which are about 7e-5 .. 3e-4 here), and we also require the relative difference to stay
-    // below 1e-4. Measured: absolute differences 3.6e-13 (U3) .. 1.9e-11 (U2), relative
-    // differences 2.3e-9 (A5) .. 2.8e-7 (U2).
+    // below 1e-4. Measured: absolute differences 1.7e-13 (A5) .. 5.1e-12 (U2), relative
+    // differences 6.4e-10 (A5) .. 7.5e-8 (U2).
     std::ostringstream table;
     table << "relative L2 errors at L=7, mixed vs double:";
     for (const std::string& name : builtin_case_names()) {
@@ -283,7 +283,7 @@ TEST_CASE("Tables 3-4: ADI double and mixed digits:2 iteration counts at L=9 (ba
 
 TEST_CASE("Paper Sec. 3: Jacobi (omega 0.7) and Gauss–Seidel multigrid converge on U1 L=7 (double)",
           "[multigrid][smoother]") {
-    // Measured: Jacobi 6 cycles (rate 0.044 per cycle), Gauss–Seidel 4 cycles (rate 0.005).
+    // Measured: Jacobi 6 cycles (rate 0.036 per cycle), Gauss–Seidel 4 cycles (rate 0.0045).
     SolverOptions options = cpu_options(Precision::double_);
     options.smoother = Smoother::jacobi;
     const Run jacobi = solve_case("U1", 7, options);
@@ -302,8 +302,8 @@ TEST_CASE("Paper Sec. 3: on A2 L=7 Jacobi multigrid fails and Gauss–Seidel is 
     // Point smoothers do not smooth across the thin elements of the graded layers: this is why
     // the paper uses ADI. Measured with double precision: Jacobi (omega 0.7) stagnates after 7
     // cycles having gained 0.18 digits (the defect first drops by one digit, then grows);
-    // Gauss–Seidel converges in 26 cycles at 0.485 per cycle, where ADI needs 6 at 0.04.
-    // (The issue expected Gauss–Seidel above 0.5 per cycle; we measure 0.485 and assert 0.4–0.6.)
+    // Gauss–Seidel converges in 26 cycles at 0.488 per cycle, where ADI needs 6 at 0.031.
+    // (The issue expected Gauss–Seidel above 0.5 per cycle; we measure 0.488 and assert 0.4–0.6.)
     SolverOptions options = cpu_options(Precision::double_);
     options.smoother = Smoother::jacobi;
     const Run jacobi = solve_case("A2", 7, options);
@@ -330,7 +330,7 @@ TEST_CASE("Paper Sec. 3: on A2 L=7 Jacobi multigrid fails and Gauss–Seidel is 
 TEST_CASE("Paper Sec. 2.5: mixed precision converges on A5 L=8 without falling back to double", "[multigrid][mixed]") {
     // A5's matrix entries span 12.6 orders of magnitude at L=8 (adimg info: 1/3 .. 1.47e12,
     // aspect ratios up to 2.2e12); the scaled float V-cycle still gains two digits per outer step.
-    // Measured: 4:18, rate 0.29 per inner cycle, 9.7 digits.
+    // Measured: 4:15, rate 0.21 per inner cycle, 10.2 digits.
     const Run run = solve_case("A5", 8, cpu_options());
     INFO("A5 L=8 mixed: " << describe(run) << "; relative L2 error " << run.error);
     REQUIRE(run.report.ok());
