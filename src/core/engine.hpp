@@ -153,7 +153,7 @@ private:
         InnerMultigrid<Backend, Outer, Inner> inner(be_, mg, options_);
         auto inner_step = [&](auto&&... args) { return inner.correct(std::forward<decltype(args)>(args)...); };
         DoubleInner<Outer> fallback{this, may_fall_back};
-        refine<Backend, Outer>(be_, A, v.b, v.x, v.x_next, v.d, inner_step, fallback, options_, on_step, report);
+        refine<Backend, Outer>(be_, A, v.b, v.x, v.x_next, v.d, zero_guess, inner_step, fallback, options_, on_step, report);
         if (sized.valid()) sized.get();
         const auto downloading = clock::now();
         be_.download(v.x, x);

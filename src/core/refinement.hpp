@@ -104,7 +104,8 @@ inline std::string stagnation_cause(const SolverOptions& o, bool fell_back, bool
 
 }  // namespace refinement_messages
 
-/// The outer loop: d = b - A x; stop when ||d|| <= 10^-digits ||d_0||; else x += inner(d).
+/// The outer loop: d = b - A x (x = 0 if `zero_guess`); stop when ||d|| <= 10^-digits ||d_0||;
+/// else x += inner(d).
 /// It watches for non-finite values, divergence and stagnation, and reports each as a status.
 /// `inner` is called as inner(d, ||d||, step, apply) -> bool and hands its correction c to
 /// apply(alpha, c), which writes x + alpha c to `x_next` and its defect to d in one pass; x_next
@@ -114,9 +115,15 @@ inline std::string stagnation_cause(const SolverOptions& o, bool fell_back, bool
 template <class Backend, class Outer, class Inner, class Fallback>
 void refine(Backend& be, const typename Backend::template matrix<Outer>& A,
             const typename Backend::template vector<Outer>& b, typename Backend::template vector<Outer>& x,
-            typename Backend::template vector<Outer>& x_next, typename Backend::template vector<Outer>& d, Inner&& inner,
-            Fallback&& fallback, const SolverOptions& options, const StepCallback& on_step, SolveReport& report) {
-    be.defect(A, b, x, d);
+            typename Backend::template vector<Outer>& x_next, typename Backend::template vector<Outer>& d, bool zero_guess,
+            Inner&& inner, Fallback&& fallback, const SolverOptions& options, const StepCallback& on_step,
+            SolveReport& report) {
+    // From a zero guess the defect is b itself, exactly: a copy (2 words a node) instead of a
+    // pass over the matrix (12), one work unit less per solve.
+    if (zero_guess)
+        be.scale_convert(1.0, b, d);
+    else
+        be.defect(A, b, x, d);
     double norm = be.norm2(d);
     report.initial_defect = report.final_defect = norm;
     if (!std::isfinite(norm)) {
