@@ -164,10 +164,12 @@ void refine(Backend& be, const typename Backend::template matrix<Outer>& A,
         report.inner_cycles += step.inner_cycles;
         if (!finite) {
             report.history.push_back(step);
-            // d may hold the non-finite defect of the rejected update: the fallback starts from
-            // the defect of x, which is still the last finite iterate.
-            be.defect(A, b, x, d);
-            if (switch_to_fallback("produced non-finite values")) continue;
+            if (switch_to_fallback("produced non-finite values")) {
+                // d may hold the non-finite defect of the rejected update: the fallback starts
+                // from the defect of x, which is still the last finite iterate.
+                be.defect(A, b, x, d);
+                continue;
+            }
             report.status = SolveStatus::non_finite;
             report.message = std::string(use_fallback ? "the double inner solve (after the fallback)"
                                          : options.precision == Precision::double_ ? "the inner solve"

@@ -13,13 +13,8 @@ __global__ void dot_final(const double* partial, int count, double* result) {
     __shared__ double sums[1024];
     double sum = 0.0;
     for (int i = threadIdx.x; i < count; i += blockDim.x) sum += partial[i];
-    sums[threadIdx.x] = sum;
-    __syncthreads();
-    for (int s = blockDim.x / 2; s > 0; s /= 2) {
-        if (threadIdx.x < s) sums[threadIdx.x] += sums[threadIdx.x + s];
-        __syncthreads();
-    }
-    if (threadIdx.x == 0) *result = sums[0];
+    sum = block_sum(sum, sums, threadIdx.x, blockDim.x);
+    if (threadIdx.x == 0) *result = sum;
 }
 }  // namespace kernels
 

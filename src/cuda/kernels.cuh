@@ -25,6 +25,19 @@ __device__ __forceinline__ void follow_previous_kernel() {
 #endif
 }
 
+/// The sum of `value` over the block's `threads` threads (a power of two), in a fixed order, so
+/// that a reduction gives the same bits from run to run; valid in thread 0. `sums` is shared
+/// memory of `threads` doubles.
+__device__ __forceinline__ double block_sum(double value, double* sums, int t, int threads) {
+    sums[t] = value;
+    __syncthreads();
+    for (int s = threads / 2; s > 0; s /= 2) {
+        if (t < s) sums[t] += sums[t + s];
+        __syncthreads();
+    }
+    return sums[0];
+}
+
 /// Threads of the 2D stencil kernels: 32 along x for coalescing, 8 rows.
 constexpr int tile_x = 32, tile_y = 8;
 
@@ -55,13 +68,8 @@ __global__ void update_defect(BandsView<X> A, const X* __restrict__ b, const X* 
         d[p] = dp;
         square = double(dp) * double(dp);
     }
-    sums[t] = square;
-    __syncthreads();
-    for (int s = tile_x * tile_y / 2; s > 0; s /= 2) {
-        if (t < s) sums[t] += sums[t + s];
-        __syncthreads();
-    }
-    if (t == 0) partial[blockIdx.y * gridDim.x + blockIdx.x] = sums[0];
+    const double sum = block_sum(square, sums, t, tile_x * tile_y);
+    if (t == 0) partial[blockIdx.y * gridDim.x + blockIdx.x] = sum;
 }
 
 template <class T>
@@ -287,13 +295,8 @@ __global__ void dot_partial(const T* __restrict__ x, const T* __restrict__ y, st
     __shared__ double sums[reduce_threads];
     double sum = 0.0;
     ADIMG_GRID_STRIDE(p, n) sum += double(x[p]) * double(y[p]);
-    sums[threadIdx.x] = sum;
-    __syncthreads();
-    for (int s = reduce_threads / 2; s > 0; s /= 2) {
-        if (threadIdx.x < s) sums[threadIdx.x] += sums[threadIdx.x + s];
-        __syncthreads();
-    }
-    if (threadIdx.x == 0) partial[blockIdx.x] = sums[0];
+    sum = block_sum(sum, sums, threadIdx.x, reduce_threads);
+    if (threadIdx.x == 0) partial[blockIdx.x] = sum;
 }
 /// Second pass: one block adds the partial sums in a fixed order.
 __global__ void dot_final(const double* partial, int count, double* result);
