@@ -64,6 +64,18 @@ std::vector<Timing> measure(CudaBackend& be, const NineBands<double>& A_host, co
         }
     }
     be.line_tuning.staging.reset();
+    // Lines short enough for one warp each, against the cyclic reduction on the same lines.
+    if (std::max(mx, my) <= warp_line_max) {
+        for (int up_to : {warp_line_max, 0}) {
+            be.line_tuning.warp_lines_up_to = up_to;
+            for (Direction d : {Direction::x, Direction::y}) {
+                const std::string op = std::string("line_relax ") + (d == Direction::x ? "x" : "y") + "-lines, " +
+                                       (up_to ? "one warp per line" : "cyclic reduction");
+                time(op, 12, [&] { be.line_relax(A, b, x, y, d, T(0.7)); });
+            }
+        }
+        be.line_tuning.warp_lines_up_to.reset();
+    }
     // A solve's transfers: b up and x down, double on the host, through the pinned staging buffers.
     std::vector<double> host(n, 1.0);
     time("upload + download (host double)", 2, [&] {
@@ -155,13 +167,29 @@ void cycle_timings(CudaBackend& be, int level, std::vector<Timing>& out) {
     // Where a cycle's time goes: the same cycle on hierarchies with a coarser finest level (the
     // difference between two rows is one level's work, launches included; the first row is the
     // direct solve alone).
-    if (level <= 10)
+    auto per_level = [&](const std::string& note) {
+        if (level > 10) return;
         for (int finest = options.coarse_level; finest < level; ++finest) {
             Multigrid<CudaBackend, T> smaller(be, rediscretized_hierarchy(builtin_case("A2"), finest, options.coarse_level),
                                               options);
             be.fill(smaller.rhs(), T(1));
-            out.push_back({"V-cycle, finest level " + std::to_string(finest), bench::median_ms(be.stream(), 5, 5, [&] { smaller.cycle(); }), 0});
+            out.push_back({"V-cycle, finest level " + std::to_string(finest) + note,
+                           bench::median_ms(be.stream(), 5, 5, [&] { smaller.cycle(); }), 0});
         }
+    };
+    per_level("");
+    // Short lines by one warp each up to 129, 257 or 513 unknowns, or none (the rows above use
+    // the backend's choice); the per-level rows again with every line by cyclic reduction.
+    for (int up_to : {0, 129, 257, 513}) {
+        be.line_tuning.warp_lines_up_to = up_to;
+        Multigrid<CudaBackend, T> lines(be, h, options);
+        be.fill(lines.rhs(), T(1));
+        out.push_back({"V-cycle, one warp per line up to " + std::to_string(up_to) + " unknowns",
+                       bench::median_ms(be.stream(), 5, 5, [&] { lines.cycle(); }), 0});
+    }
+    be.line_tuning.warp_lines_up_to = 0;
+    per_level(", every line by cyclic reduction");
+    be.line_tuning.warp_lines_up_to.reset();
     // The defect and restriction fused on every level, and on none (by default only on grids of
     // at least 2049² (float) or 4097² (double) nodes).
     for (bool fused : {true, false}) {

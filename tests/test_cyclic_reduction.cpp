@@ -1,8 +1,10 @@
-// The cyclic-reduction algorithm of the CUDA line solver, run on the host with the same code and
-// layout (src/core/cyclic_reduction.hpp), so that CI checks where each equation lives at each
-// level without a GPU.
+// The two line solvers of the CUDA backend run on the host with the same code: the shared-memory
+// cyclic reduction with its layout (src/core/cyclic_reduction.hpp) and the one-warp solver for
+// short lines (src/core/warp_line_solve.hpp) with 32 simulated lanes, so that CI checks where
+// each equation lives at each level, and in which lane and slot, without a GPU.
 
 #include "compare.hpp"
+#include "lanes.hpp"
 #include "thomas.hpp"
 
 #include <core/cyclic_reduction.hpp>
@@ -52,6 +54,39 @@ std::vector<double> host_cyclic_reduction(const test::Tridiagonal& s, CrStaging 
 }
 
 
+/// Runs warp_line_solve<K> on 32 simulated lanes: lane l, slot m holds equation l + 32 m.
+template <class T, int K>
+std::vector<double> host_warp_line_solve(const test::Tridiagonal& s) {
+    const int n = static_cast<int>(s.b.size());
+    using V = test::Lanes<T>;
+    CrEquation<V> eq[K];
+    for (int m = 0; m < K; ++m)
+        for (int l = 0; l < warp_lanes; ++l) {
+            const int i = l + warp_lanes * m;
+            const CrEquation<T> e = i < n ? cr_normalise(T(s.a[i]), T(s.b[i]), T(s.c[i]), T(s.v[i])) : CrEquation<T>{0, 0, 0};
+            eq[m].a[l] = e.a;
+            eq[m].c[l] = e.c;
+            eq[m].v[l] = e.v;
+        }
+    warp_line_solve(eq, test::HostWarp{});
+    std::vector<double> x(n);
+    for (int i = 0; i < n; ++i) x[i] = eq[i / warp_lanes].v[i % warp_lanes];
+    return x;
+}
+
+template <class T>
+std::vector<double> host_warp_line_solve(const test::Tridiagonal& s) {
+    switch (warp_line_slots(static_cast<int>(s.b.size()))) {
+    case 1: return host_warp_line_solve<T, 1>(s);
+    case 2: return host_warp_line_solve<T, 2>(s);
+    case 3: return host_warp_line_solve<T, 3>(s);
+    case 5: return host_warp_line_solve<T, 5>(s);
+    case 9: return host_warp_line_solve<T, 9>(s);
+    case 17: return host_warp_line_solve<T, 17>(s);
+    }
+    throw std::logic_error("no slot count for this length");
+}
+
 std::vector<int> line_lengths() {
     std::vector<int> n;
     for (int i = 1; i <= 70; ++i) n.push_back(i);
@@ -73,6 +108,22 @@ TEMPLATE_TEST_CASE("host cyclic reduction agrees with Thomas for line lengths 1.
             INFO("n = " << n << ", level 0 staged: " << to_string(staging) << ", relative max-norm difference " << error);
             REQUIRE(error < tolerance);
         }
+    }
+}
+
+TEMPLATE_TEST_CASE("one-warp line solver (PCR across lanes, Thomas within) agrees with Thomas for every length up to 544",
+                   "[cyclic-reduction]", float, double) {
+    std::mt19937 rng(8);
+    const double tolerance = sizeof(TestType) == 4 ? 2e-5 : 1e-13;
+    REQUIRE(warp_line_slots(warp_line_max) == 17);
+    REQUIRE(warp_line_slots(warp_line_max + 1) == 0);
+    for (int n = 1; n <= warp_line_max; ++n) {
+        const int slots = warp_line_slots(n);
+        REQUIRE(warp_lanes * slots >= n);
+        const test::Tridiagonal s = random_system(n, rng);
+        const double error = adimg_test::relative_max_difference(host_warp_line_solve<TestType>(s), test::thomas(s));
+        INFO("n = " << n << " (" << slots << " slots per lane), relative max-norm difference " << error);
+        REQUIRE(error < tolerance);
     }
 }
 

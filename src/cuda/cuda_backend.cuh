@@ -145,12 +145,18 @@ public:
                    block2d(), 0, A.view(), b.data(), x.data(), ci, cj);
         }
     }
-    /// x-lines run directly. y-lines run as x-lines of the transposed grid: b and x_in are
-    /// transposed (tiled, coalesced), swept, and the result transposed back; this costs three
-    /// transposes but keeps every load of the line kernel coalesced (bench/PERFORMANCE.md).
+    /// Lines of up to warp_lines_up_to() unknowns are solved one warp each in registers, y-lines
+    /// read in place. Longer x-lines run the shared-memory cyclic reduction directly; longer
+    /// y-lines run as x-lines of the transposed grid: b and x_in are transposed (tiled,
+    /// coalesced), swept, and the result transposed back; this costs three transposes but keeps
+    /// every load of the line kernel coalesced (bench/PERFORMANCE.md).
     template <class T>
     void line_relax(const matrix<T>& A, const vector<T>& b, const vector<T>& x_in, vector<T>& x_out, Direction direction,
                     T omega) {
+        if ((direction == Direction::x ? A.mx : A.my) <= warp_lines_up_to()) {
+            launch_line_relax_warp(A.view(), b.data(), x_in.data(), x_out.data(), omega, direction);
+            return;
+        }
         if (direction == Direction::x) {
             launch_line_relax(A.view(), b.data(), x_in.data(), x_out.data(), omega, Direction::x);
             return;
@@ -368,7 +374,14 @@ public:
     /// Benchmark knobs: when set, they replace the measured choices of the line kernels.
     struct LineTuning {
         std::optional<CrStaging> staging;
+        std::optional<int> warp_lines_up_to;  ///< 0: every line by cyclic reduction
     } line_tuning;
+    /// Lines up to this length are solved one warp each (warp_line_solve.hpp), longer ones by
+    /// the shared-memory cyclic reduction.
+    int warp_lines_up_to() const {
+        return std::min(line_tuning.warp_lines_up_to.value_or(default_warp_lines_up_to), warp_line_max);
+    }
+    static constexpr int default_warp_lines_up_to = 257;
 
     /// Threads per line, as measured fastest by bench/tridiagonal_bench on the H200: 128 (float)
     /// or 256 (double) up to 1025 unknowns, 256 or 512 up to 2049, 512 beyond; fewer for short lines.
@@ -422,6 +435,27 @@ private:
             launch("line_relax kernel", kernel, lines, line_threads<T>(length), bytes, A, b, x_in, x_out, direction, omega,
                    layout);
         });
+    }
+    /// One line sweep with a warp per line, in place for either direction.
+    template <class T>
+    void launch_line_relax_warp(BandsView<T> A, const T* b, const T* x_in, T* x_out, T omega, Direction direction) {
+        const bool along_x = direction == Direction::x;
+        const int length = along_x ? A.mx : A.my, lines = along_x ? A.my : A.mx;
+        const dim3 grid((lines + kernels::warps_per_line_block - 1) / kernels::warps_per_line_block);
+        const dim3 block(kernels::warps_per_line_block * warp_lanes);
+        auto run = [&](auto slots) {
+            launch("line_relax_warp kernel", kernels::line_relax_warp<T, decltype(slots)::value>, grid, block, 0, A, b, x_in,
+                   x_out, direction, omega);
+        };
+        switch (warp_line_slots(length)) {
+        case 1: return run(std::integral_constant<int, 1>{});
+        case 2: return run(std::integral_constant<int, 2>{});
+        case 3: return run(std::integral_constant<int, 3>{});
+        case 5: return run(std::integral_constant<int, 5>{});
+        case 9: return run(std::integral_constant<int, 9>{});
+        case 17: return run(std::integral_constant<int, 17>{});
+        }
+        throw std::logic_error("no warp line kernel for " + std::to_string(length) + " unknowns");
     }
     /// out (cols x rows) = in (rows x cols) transposed.
     template <class T>

@@ -6,6 +6,7 @@
 
 #include "../core/cyclic_reduction.hpp"
 #include "../core/scalar_ratio.hpp"
+#include "../core/warp_line_solve.hpp"
 
 #include <cstddef>
 #include <type_traits>
@@ -164,6 +165,37 @@ struct BlockPhases {
     }
 };
 
+/// What a line sweep reads and writes for line `line`, equation r: the equation formed from the
+/// bands, b and x_in (off-line couplings moved to the right-hand side) and normalised, and the
+/// damped store of its solution. Shared by the two line kernels below, which build it from their
+/// __restrict__ parameters (nvcc honours __restrict__ on parameters, not on struct members).
+template <class T>
+struct LineSweep {
+    BandsView<T> A;
+    const T* b;
+    const T* x_in;
+    T* x_out;
+    Direction direction;
+    T omega;
+
+    __device__ bool along_x() const { return direction == Direction::x; }
+    __device__ int length() const { return along_x() ? A.mx : A.my; }
+    __device__ int lines() const { return along_x() ? A.my : A.mx; }
+    __device__ std::size_t node(int line, int r) const {
+        return along_x() ? static_cast<std::size_t>(line) * A.mx + r : static_cast<std::size_t>(r) * A.mx + line;
+    }
+    __device__ CrEquation<T> load(int line, int r) const {
+        const std::size_t p = node(line, r);
+        const LineRow<T> row = line_row(A, p, direction);
+        const int i = along_x() ? r : line, j = along_x() ? line : r;
+        return cr_normalise(row.lower, row.diag, row.upper, b[p] - off_line_product(A, x_in, i, j, direction));
+    }
+    __device__ void store(int line, int r, T x) const {
+        const std::size_t p = node(line, r);
+        x_out[p] = relax(x_in[p], x, omega);
+    }
+};
+
 /// The ADI half-step for one line per block: the line's equations are formed from the bands and
 /// x_in while they are loaded, solved by cyclic reduction in shared memory, and written damped.
 // The layout is a __grid_constant__ parameter: its offset tables are indexed by level at run
@@ -175,25 +207,52 @@ __global__ void __launch_bounds__(max_line_threads)
     line_relax(BandsView<T> A, const T* __restrict__ b, const T* __restrict__ x_in, T* __restrict__ x_out,
                Direction direction, T omega, const __grid_constant__ CrLayout layout) {
     follow_previous_kernel();
+    const LineSweep<T> sweep{A, b, x_in, x_out, direction, omega};
     extern __shared__ unsigned char raw_shared[];
     T* shared = reinterpret_cast<T*>(raw_shared);
     const int line = blockIdx.x;
-    const bool along_x = direction == Direction::x;
-    auto node = [&](int r) {
-        return along_x ? static_cast<std::size_t>(line) * A.mx + r : static_cast<std::size_t>(r) * A.mx + line;
-    };
     BlockPhases phase;
-    auto load = [&](int r) {
-        const std::size_t p = node(r);
-        const LineRow<T> row = line_row(A, p, direction);
-        const int i = along_x ? r : line, j = along_x ? line : r;
-        return cr_normalise(row.lower, row.diag, row.upper, b[p] - off_line_product(A, x_in, i, j, direction));
-    };
-    auto store = [&](int r, T x) {
-        const std::size_t p = node(r);
-        x_out[p] = relax(x_in[p], x, omega);
-    };
+    auto load = [&](int r) { return sweep.load(line, r); };
+    auto store = [&](int r, T x) { sweep.store(line, r, x); };
     cyclic_reduction<T>(layout, std::integral_constant<CrStaging, S>{}, shared, phase, load, store);
+}
+
+/// The lane exchange of warp_line_solve(): shuffles between the lanes of one warp.
+struct ShuffleWarp {
+    int lane_;
+    __device__ int lane() const { return lane_; }
+    template <class T>
+    __device__ T rotate(T value, int s) const { return __shfl_sync(0xffffffffu, value, (lane_ - s) & (warp_lanes - 1)); }
+    template <class T>
+    __device__ T select(bool mask, T a, T b) const { return mask ? a : b; }
+};
+
+/// The ADI half-step for short lines: one warp per line, K slots per lane (warp_line_solve.hpp),
+/// warps_per_line_block adjacent lines per block. The y-lines are read in place, strided: the
+/// warps of a block read adjacent columns, so each 32-byte sector they touch is used whole.
+constexpr int warps_per_line_block = 8;
+
+template <class T, int K>
+__global__ void __launch_bounds__(warps_per_line_block * warp_lanes) line_relax_warp(BandsView<T> A, const T* __restrict__ b, const T* __restrict__ x_in, T* __restrict__ x_out,
+                    Direction direction, T omega) {
+    follow_previous_kernel();
+    const LineSweep<T> sweep{A, b, x_in, x_out, direction, omega};
+    const int lane = threadIdx.x % warp_lanes;
+    const int line = blockIdx.x * warps_per_line_block + threadIdx.x / warp_lanes;
+    if (line >= sweep.lines()) return;  // the whole warp: the shuffles below see all 32 lanes
+    const int length = sweep.length();
+    CrEquation<T> eq[K];
+#pragma unroll
+    for (int m = 0; m < K; ++m) {
+        const int r = lane + warp_lanes * m;
+        eq[m] = r < length ? sweep.load(line, r) : CrEquation<T>{T(0), T(0), T(0)};
+    }
+    warp_line_solve(eq, ShuffleWarp{lane});
+#pragma unroll
+    for (int m = 0; m < K; ++m) {
+        const int r = lane + warp_lanes * m;
+        if (r < length) sweep.store(line, r, eq[m].v);
+    }
 }
 
 /// Solves a batch of independent tridiagonal systems (for the comparison with cuSPARSE):

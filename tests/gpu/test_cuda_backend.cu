@@ -135,21 +135,39 @@ TEMPLATE_TEST_CASE("CUDA defect, Jacobi and Gauss-Seidel equal the CPU backend",
     }
 }
 
-TEMPLATE_TEST_CASE("CUDA ADI line sweeps (cyclic reduction) equal the CPU backend (Thomas)", "[gpu]", float, double) {
+TEMPLATE_TEST_CASE("CUDA ADI line sweeps (cyclic reduction, and one warp per short line) equal the CPU backend (Thomas)",
+                   "[gpu]", float, double) {
     using T = TestType;
     std::mt19937 rng(12);
     CpuBackend cpu;
-    // Every level-0 staging of the cyclic reduction, not only the one the backend picks; the
-    // backend is shared by all tests, so its choice comes back even if a REQUIRE throws.
+    // Every level-0 staging of the cyclic reduction, not only the one the backend picks, with
+    // short lines by cyclic reduction too; then every line that fits one warp solved by one. The
+    // backend is shared by all tests, so its choices come back even if a REQUIRE throws.
     struct RestoreChoice {
-        ~RestoreChoice() { gpu().line_tuning.staging.reset(); }
+        ~RestoreChoice() { gpu().line_tuning = {}; }
     } restore;
-    for (CrStaging staging : all_cr_stagings) {
-        gpu().line_tuning.staging = staging;
-        for (auto [mx, my] : grids) {
+    struct Solver {
+        std::optional<CrStaging> staging;
+        int warp_lines_up_to;
+    };
+    std::vector<Solver> solvers;
+    for (CrStaging staging : all_cr_stagings) solvers.push_back({staging, 0});
+    solvers.push_back({std::nullopt, warp_line_max});
+    const std::pair<int, int> warp_edges[] = {{544, 513}, {545, 96}, {97, 160}, {161, 288}};
+    std::vector<std::pair<int, int>> sizes(std::begin(grids), std::end(grids));
+    sizes.insert(sizes.end(), std::begin(warp_edges), std::end(warp_edges));
+    for (const Solver& solver : solvers) {
+        gpu().line_tuning.staging = solver.staging;
+        gpu().line_tuning.warp_lines_up_to = solver.warp_lines_up_to;
+        for (auto [mx, my] : sizes) {
             for (Direction direction : {Direction::x, Direction::y}) {
+                const int length = direction == Direction::x ? mx : my;
                 INFO(mx << "x" << my << " grid, " << (direction == Direction::x ? "x" : "y") << "-lines, "
-                        << (sizeof(T) == 4 ? "float" : "double") << ", level 0 staged: " << to_string(staging));
+                        << (sizeof(T) == 4 ? "float" : "double") << ", "
+                        << (length <= solver.warp_lines_up_to
+                                ? "one warp per line, " + std::to_string(warp_line_slots(length)) + " slots per lane"
+                                : std::string("cyclic reduction, level 0 staged: ") +
+                                      (solver.staging ? to_string(*solver.staging) : "the backend's choice")));
                 const NineBands<double> A = random_bands(mx, my, rng);
                 const std::size_t n = A.rows();
                 const std::vector<double> b = random_vector(n, rng), x = random_vector(n, rng);
