@@ -103,6 +103,15 @@ std::vector<Timing> measure(CudaBackend& be, const NineBands<double>& A_host, co
             CudaBackend::convert_on_host(host.data(), pinned, n);
             CudaBackend::convert_on_host(pinned, host.data(), n);
         });
+        // b up without the pipeline: the host copy into pinned memory, then the DMA, with the
+        // copy's stores through the caches or streaming past them (upload() streams).
+        for (auto stores : {CudaBackend::HostStores::cached, CudaBackend::HostStores::streaming}) {
+            const bool streaming = stores == CudaBackend::HostStores::streaming;
+            time(std::string("upload: host copy (") + (streaming ? "streaming" : "cached") + " stores), then the DMA", 1, [&] {
+                CudaBackend::convert_on_host(host.data(), pinned, n, stores);
+                ADIMG_CUDA_CHECK(cudaMemcpyAsync(b.data(), pinned, n * sizeof(T), cudaMemcpyHostToDevice, be.stream()));
+            });
+        }
         ADIMG_CUDA_CHECK(cudaFreeHost(pinned));
     }
     time("restrict_to", 1.25, [&] { be.restrict_to(x, mx, my, sx, sy, coarse); });

@@ -2,6 +2,11 @@
 
 #include <cstddef>
 #include <cstdlib>
+#include <cstring>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "../core/engine.hpp"
 
@@ -107,15 +112,55 @@ double CudaBackend::read_result() {
     return *host_result_;
 }
 
-template <class S, class D>
-void CudaBackend::convert_on_host(const S* src, D* dst, std::size_t n) {
-    const auto count = static_cast<std::ptrdiff_t>(n);
-#pragma omp parallel for schedule(static) if (count >= (std::ptrdiff_t(1) << 16))
-    for (std::ptrdiff_t i = 0; i < count; ++i) dst[i] = static_cast<D>(src[i]);
+namespace {
+
+/// *p = value with a non-temporal store (movnti) where the host is x86-64, else a plain store.
+template <class D>
+void store_streaming(D* p, D value) {
+#if defined(__x86_64__)
+    static_assert(sizeof(D) == 4 || sizeof(D) == 8);
+    if constexpr (sizeof(D) == 8) {
+        long long bits;
+        std::memcpy(&bits, &value, 8);
+        _mm_stream_si64(reinterpret_cast<long long*>(p), bits);
+    } else {
+        int bits;
+        std::memcpy(&bits, &value, 4);
+        _mm_stream_si32(reinterpret_cast<int*>(p), bits);
+    }
+#else
+    *p = value;
+#endif
 }
-template void CudaBackend::convert_on_host(const double*, float*, std::size_t);
-template void CudaBackend::convert_on_host(const double*, double*, std::size_t);
-template void CudaBackend::convert_on_host(const float*, double*, std::size_t);
+
+/// Orders this thread's streaming stores before whatever it does next (the DMA is enqueued after
+/// the parallel region ends).
+void fence_streaming_stores() {
+#if defined(__x86_64__)
+    _mm_sfence();
+#endif
+}
+
+}  // namespace
+
+template <class S, class D>
+void CudaBackend::convert_on_host(const S* src, D* dst, std::size_t n, HostStores stores) {
+    const auto count = static_cast<std::ptrdiff_t>(n);
+    if (stores == HostStores::cached) {
+#pragma omp parallel for schedule(static) if (count >= (std::ptrdiff_t(1) << 16))
+        for (std::ptrdiff_t i = 0; i < count; ++i) dst[i] = static_cast<D>(src[i]);
+        return;
+    }
+#pragma omp parallel if (count >= (std::ptrdiff_t(1) << 16))
+    {
+#pragma omp for schedule(static)
+        for (std::ptrdiff_t i = 0; i < count; ++i) store_streaming(dst + i, static_cast<D>(src[i]));
+        fence_streaming_stores();
+    }
+}
+template void CudaBackend::convert_on_host(const double*, float*, std::size_t, HostStores);
+template void CudaBackend::convert_on_host(const double*, double*, std::size_t, HostStores);
+template void CudaBackend::convert_on_host(const float*, double*, std::size_t, HostStores);
 
 std::unique_ptr<SolverEngine> make_cuda_engine(const SolverOptions& options) {
     return std::make_unique<Engine<CudaBackend>>(options);

@@ -66,11 +66,16 @@ public:
         if (M.transposed.size() == M.values.size()) transpose_bands(M);
         ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream_));
     }
+    /// How convert_on_host() writes: through the caches, or with streaming (non-temporal) stores
+    /// that bypass them. Streaming suits a staging buffer that the DMA engine reads next: it finds
+    /// no dirty lines in the CPU's caches to snoop. Measured on the H200's host (8.4 MB, copy then
+    /// DMA): 0.44 ms cached, 0.25 ms streaming, the DMA alone 0.16 (bench/PERFORMANCE.md).
+    enum class HostStores { cached, streaming };
     /// dst[i] = D(src[i]) for i < n, on all host cores: one core copies ~5 GB/s, a third of
     /// what PCIe carries, and made the transfers of a solve slower than the solve
     /// (bench/PERFORMANCE.md). Defined for double to float, double to double and float to double.
     template <class S, class D>
-    static void convert_on_host(const S* src, D* dst, std::size_t n);
+    static void convert_on_host(const S* src, D* dst, std::size_t n, HostStores stores = HostStores::cached);
     /// Host to device through pinned staging buffers, in chunks: the conversion of one chunk on
     /// the host overlaps the transfer of the previous one.
     template <class T>
@@ -79,7 +84,7 @@ public:
         for (std::size_t first = 0, c = 0; first < host.size(); first += chunk, ++c) {
             const std::size_t count = std::min(chunk, host.size() - first);
             T* stage = reinterpret_cast<T*>(staging(c));
-            convert_on_host(host.data() + first, stage, count);
+            convert_on_host(host.data() + first, stage, count, HostStores::streaming);
             ADIMG_CUDA_CHECK(cudaMemcpyAsync(v.data() + first, stage, count * sizeof(T), cudaMemcpyHostToDevice, stream_));
             ADIMG_CUDA_CHECK(cudaEventRecord(staged_[c % 2], stream_));
         }
@@ -377,11 +382,15 @@ public:
         std::optional<int> warp_lines_up_to;  ///< 0: every line by cyclic reduction
     } line_tuning;
     /// Lines up to this length are solved one warp each (warp_line_solve.hpp), longer ones by
-    /// the shared-memory cyclic reduction.
+    /// the shared-memory cyclic reduction. The default is the fastest V-cycle measured on the
+    /// H200 (kernel_bench, A2, L=10, one run, bench/PERFORMANCE.md): float 0.625 ms with every
+    /// line by cyclic reduction, 0.610 with warps up to 129 unknowns, 0.616 up to 257, 0.683 up
+    /// to 513; double 1.011, 0.997, 1.010, 1.178. Lines of 257 and more have enough equations
+    /// per lane that the serial Thomas part and the registers cost more than the barriers saved.
     int warp_lines_up_to() const {
         return std::min(line_tuning.warp_lines_up_to.value_or(default_warp_lines_up_to), warp_line_max);
     }
-    static constexpr int default_warp_lines_up_to = 257;
+    static constexpr int default_warp_lines_up_to = 129;
 
     /// Threads per line, as measured fastest by bench/tridiagonal_bench on the H200: 128 (float)
     /// or 256 (double) up to 1025 unknowns, 256 or 512 up to 2049, 512 beyond; fewer for short lines.
