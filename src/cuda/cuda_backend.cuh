@@ -11,11 +11,13 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace adimg {
@@ -175,10 +177,9 @@ public:
         T* bt = scratch<T>(0, n);
         T* xt = scratch<T>(1, n);
         T* yt = scratch<T>(2, n);
-        transpose(b.data(), bt, A.my, A.mx);
-        transpose(x_in.data(), xt, A.my, A.mx);
+        transpose<T>({{b.data(), bt}, {x_in.data(), xt}}, A.my, A.mx);
         launch_line_relax(A.transposed_view(), bt, xt, yt, omega, Direction::x);
-        transpose(yt, x_out.data(), A.mx, A.my);
+        transpose<T>({{yt, x_out.data()}}, A.mx, A.my);
     }
 
     /// Solves `batch` tridiagonal systems of n unknowns stored one after another (the layout of
@@ -466,20 +467,28 @@ private:
         }
         throw std::logic_error("no warp line kernel for " + std::to_string(length) + " unknowns");
     }
-    /// out (cols x rows) = in (rows x cols) transposed.
+    /// out (cols x rows) = in (rows x cols) transposed, for every (in, out) pair, in one launch.
     template <class T>
-    void transpose(const T* in, T* out, int rows, int cols) {
+    void transpose(std::initializer_list<std::pair<const T*, T*>> arrays, int rows, int cols) {
+        kernels::TransposePairs<T> pairs{};
+        int count = 0;
+        for (auto [in, out] : arrays) {
+            pairs.in[count] = in;
+            pairs.out[count++] = out;
+        }
         launch("transpose kernel", kernels::transpose<T>,
-               dim3((cols + kernels::tile_x - 1) / kernels::tile_x, (rows + kernels::tile_x - 1) / kernels::tile_x), block2d(), 0,
-               in, out, rows, cols);
+               dim3((cols + kernels::tile_x - 1) / kernels::tile_x, (rows + kernels::tile_x - 1) / kernels::tile_x, count),
+               block2d(), 0, pairs, rows, cols);
     }
     /// Band (dx, dy) of the grid becomes band (dy, dx) of the transposed grid.
     template <class T>
     void transpose_bands(const matrix<T>& A) {
         if (A.transposed.size() != A.values.size()) A.transposed = vector<T>(A.values.size());
         const std::size_t n = static_cast<std::size_t>(A.mx) * A.my;
-        for (int k = 0; k < 9; ++k)
-            transpose(A.values.data() + k * n, A.transposed.data() + band_index(band_dy(k), band_dx(k)) * n, A.my, A.mx);
+        auto band = [&](int k) {
+            return std::pair<const T*, T*>{A.values.data() + k * n, A.transposed.data() + band_index(band_dy(k), band_dx(k)) * n};
+        };
+        transpose<T>({band(0), band(1), band(2), band(3), band(4), band(5), band(6), band(7), band(8)}, A.my, A.mx);
     }
     /// Scratch vectors for the transposed sweeps, kept at the largest size asked for.
     template <class T>

@@ -274,12 +274,23 @@ __global__ void __launch_bounds__(1024)
     cyclic_reduction<T>(layout, std::integral_constant<CrStaging, S>{}, shared, phase, load, store);
 }
 
+/// Arrays transposed by one launch of `transpose`, blockIdx.z picking the pair: the two inputs
+/// of a y-sweep together (one dependent launch less per sweep), or the nine bands.
+constexpr int max_transposed_arrays = 9;
+template <class T>
+struct TransposePairs {
+    const T* in[max_transposed_arrays];
+    T* out[max_transposed_arrays];
+};
+
 /// out (cols x rows, row-major) = in (rows x cols, row-major) transposed, through a 32 x 33 tile
 /// (the extra column keeps the column reads of the tile free of bank conflicts).
 template <class T>
-__global__ void transpose(const T* __restrict__ in, T* __restrict__ out, int rows, int cols) {
+__global__ void transpose(const __grid_constant__ TransposePairs<T> pairs, int rows, int cols) {
     follow_previous_kernel();
     __shared__ T tile[tile_x][tile_x + 1];
+    const T* __restrict__ in = pairs.in[blockIdx.z];
+    T* __restrict__ out = pairs.out[blockIdx.z];
     const int c = blockIdx.x * tile_x + threadIdx.x;
     for (int r = blockIdx.y * tile_x + threadIdx.y, k = threadIdx.y; k < tile_x; r += tile_y, k += tile_y)
         if (r < rows && c < cols) tile[k][threadIdx.x] = in[static_cast<std::size_t>(r) * cols + c];
