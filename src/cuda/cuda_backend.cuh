@@ -70,8 +70,9 @@ public:
     }
     /// How convert_on_host() writes: through the caches, or with streaming (non-temporal) stores
     /// that bypass them. Streaming suits a staging buffer that the DMA engine reads next: it finds
-    /// no dirty lines in the CPU's caches to snoop. Measured on the H200's host (8.4 MB, copy then
-    /// DMA): 0.44 ms cached, 0.25 ms streaming, the DMA alone 0.16 (bench/PERFORMANCE.md).
+    /// no dirty lines in the CPU's caches to snoop. Measured on the H200's host (kernel_bench,
+    /// b2d2259: host copy of b, then the DMA): 0.232 ms cached, 0.193 ms streaming at L=10
+    /// (8.4 MB); 3.12 against 3.22 ms at L=12, where the buffers outgrow the caches either way.
     enum class HostStores { cached, streaming };
     /// dst[i] = D(src[i]) for i < n, on all host cores: one core copies ~5 GB/s, a third of
     /// what PCIe carries, and made the transfers of a solve slower than the solve
@@ -384,10 +385,10 @@ public:
     } line_tuning;
     /// Lines up to this length are solved one warp each (warp_line_solve.hpp), longer ones by
     /// the shared-memory cyclic reduction. The default is the fastest V-cycle measured on the
-    /// H200 (kernel_bench, A2, L=10, one run, bench/PERFORMANCE.md): float 0.625 ms with every
-    /// line by cyclic reduction, 0.610 with warps up to 129 unknowns, 0.616 up to 257, 0.683 up
-    /// to 513; double 1.011, 0.997, 1.010, 1.178. Lines of 257 and more have enough equations
-    /// per lane that the serial Thomas part and the registers cost more than the barriers saved.
+    /// H200 (kernel_bench, A2, L=10, one run, bench/results/h200-2026-11-22/b2d2259): float
+    /// 0.621 ms with every line by cyclic reduction, 0.610 with warps up to 129 unknowns, 0.621
+    /// up to 257, 0.682 up to 513; double 0.998, 0.981, 1.006, 1.157. From 257 unknowns on, a
+    /// lane's serial Thomas part and its registers cost more than the barriers saved.
     int warp_lines_up_to() const {
         return std::min(line_tuning.warp_lines_up_to.value_or(default_warp_lines_up_to), warp_line_max);
     }
