@@ -64,6 +64,17 @@ std::vector<Timing> measure(CudaBackend& be, const NineBands<double>& A_host, co
         }
     }
     be.line_tuning.staging.reset();
+    // y-lines by cyclic reduction in place, 1 to 8 adjacent lines per block, against transposing
+    // the grid (the rows above use the backend's choice).
+    if (my > warp_line_max) {
+        for (int lines : {0, 1, 2, 4, 8}) {
+            be.line_tuning.y_lines_per_block = lines;
+            time(lines ? "line_relax y-lines, in place, " + std::to_string(be.y_lines_per_block<T>(my)) + " per block"
+                       : std::string("line_relax y-lines, transposed"),
+                 12, [&] { be.line_relax(A, b, x, y, Direction::y, T(0.7)); });
+        }
+        be.line_tuning.y_lines_per_block.reset();
+    }
     // Lines short enough for one warp each, against the cyclic reduction on the same lines.
     if (std::max(mx, my) <= warp_line_max) {
         for (int up_to : {warp_line_max, 0}) {
@@ -199,6 +210,16 @@ void cycle_timings(CudaBackend& be, int level, std::vector<Timing>& out) {
     be.line_tuning.warp_lines_up_to = 0;
     per_level(", every line by cyclic reduction");
     be.line_tuning.warp_lines_up_to.reset();
+    // y-lines by cyclic reduction in place, 1 to 8 per block, or by transposing the grid (0).
+    for (int lines : {0, 1, 2, 4, 8}) {
+        be.line_tuning.y_lines_per_block = lines;
+        Multigrid<CudaBackend, T> grouped(be, h, options);
+        be.fill(grouped.rhs(), T(1));
+        out.push_back({lines ? "V-cycle, y-lines in place, up to " + std::to_string(lines) + " per block"
+                             : std::string("V-cycle, y-lines transposed"),
+                       bench::median_ms(be.stream(), 5, 5, [&] { grouped.cycle(); }), 0});
+    }
+    be.line_tuning.y_lines_per_block.reset();
     // The defect and restriction fused on every level, and on none (by default only on grids of
     // at least 2049² (float) or 4097² (double) nodes).
     for (bool fused : {true, false}) {

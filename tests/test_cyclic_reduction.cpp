@@ -33,26 +33,37 @@ test::Tridiagonal random_system(int n, std::mt19937& rng) {
     return s;
 }
 
-/// Runs cyclic_reduction<T> on the host: each phase is a plain loop, which is exactly what a
-/// block of threads does between two barriers, since no phase reads what it writes.
+/// Runs cyclic_reduction<T> on the host for the lines `systems` (of one length) as one block
+/// solves them: each phase is a plain loop, which is exactly what the threads of a block do
+/// between two barriers, since no phase reads what it writes. Returns each line's solution;
+/// `touched` receives the words of the block's buffer that were written.
 template <class T>
-std::vector<double> host_cyclic_reduction(const test::Tridiagonal& s, CrStaging staging, std::vector<int>* touched = nullptr) {
-    const int n = static_cast<int>(s.b.size());
-    const CrLayout layout = make_cr_layout(n, sizeof(T), staging);
-    std::vector<T> shared(layout.words, std::numeric_limits<T>::quiet_NaN());
-    std::vector<double> x(n, std::numeric_limits<double>::quiet_NaN());
-    auto phase = [](int count, auto&& body) {
-        for (int t = 0; t < count; ++t) body(t);
+std::vector<std::vector<double>> host_cyclic_reduction(const std::vector<test::Tridiagonal>& systems, CrStaging staging,
+                                                       std::vector<int>* touched = nullptr) {
+    const int n = static_cast<int>(systems.front().b.size()), lines = static_cast<int>(systems.size());
+    const CrLayout layout = make_cr_layout(n, sizeof(T), staging, lines);
+    std::vector<T> shared(layout.block_words(), std::numeric_limits<T>::quiet_NaN());
+    std::vector<std::vector<double>> x(lines, std::vector<double>(n, std::numeric_limits<double>::quiet_NaN()));
+    auto phase = [lines](CrAccess, int count, auto&& body) {
+        for (int g = 0; g < lines; ++g)
+            for (int t = 0; t < count; ++t) body(g, t);
     };
-    auto load = [&](int i) { return cr_normalise(T(s.a[i]), T(s.b[i]), T(s.c[i]), T(s.v[i])); };
-    auto store = [&](int i, T value) { x[i] = value; };
+    auto load = [&](int g, int i) {
+        const test::Tridiagonal& s = systems[g];
+        return cr_normalise(T(s.a[i]), T(s.b[i]), T(s.c[i]), T(s.v[i]));
+    };
+    auto store = [&](int g, int i, T value) { x[g][i] = value; };
     cyclic_reduction<T>(layout, layout.staging, shared.data(), phase, load, store);
     if (touched)
-        for (int w = 0; w < layout.words; ++w)
+        for (int w = 0; w < layout.block_words(); ++w)
             if (!std::isnan(static_cast<double>(shared[w]))) touched->push_back(w);
     return x;
 }
 
+template <class T>
+std::vector<double> host_cyclic_reduction(const test::Tridiagonal& s, CrStaging staging, std::vector<int>* touched = nullptr) {
+    return host_cyclic_reduction<T>(std::vector<test::Tridiagonal>{s}, staging, touched).front();
+}
 
 /// Runs warp_line_solve<K> on 32 simulated lanes: lane l, slot m holds equation l + 32 m.
 template <class T, int K>
@@ -107,6 +118,45 @@ TEMPLATE_TEST_CASE("host cyclic reduction agrees with Thomas for line lengths 1.
             const double error = adimg_test::relative_max_difference(host_cyclic_reduction<TestType>(s, staging), test::thomas(s));
             INFO("n = " << n << ", level 0 staged: " << to_string(staging) << ", relative max-norm difference " << error);
             REQUIRE(error < tolerance);
+        }
+    }
+}
+
+TEMPLATE_TEST_CASE("host cyclic reduction of 2, 4 and 8 lines per block solves each line, each in its own part of the buffer",
+                   "[cyclic-reduction]", float, double) {
+    std::mt19937 rng(9);
+    const double tolerance = sizeof(TestType) == 4 ? 2e-5 : 1e-13;
+    for (int lines : {2, 4, 8}) {
+        for (int n : {1, 2, 3, 17, 64, 65, 257, 1025}) {
+            for (CrStaging staging : all_cr_stagings) {
+                INFO(lines << " lines of " << n << ", level 0 staged: " << to_string(staging));
+                std::vector<test::Tridiagonal> systems;
+                for (int g = 0; g < lines; ++g) systems.push_back(random_system(n, rng));
+                std::vector<int> touched;
+                const auto x = host_cyclic_reduction<TestType>(systems, staging, &touched);
+                for (int g = 0; g < lines; ++g) {
+                    const double error = adimg_test::relative_max_difference(x[g], test::thomas(systems[g]));
+                    INFO("line " << g << ", relative max-norm difference " << error);
+                    REQUIRE(error < tolerance);
+                }
+                // Line g writes only inside [g * line_stride, g * line_stride + words).
+                const CrLayout L = make_cr_layout(n, sizeof(TestType), staging, lines);
+                REQUIRE(L.line_stride >= L.words);
+                for (int w : touched) REQUIRE(w % L.line_stride < L.words);
+            }
+        }
+    }
+}
+
+TEST_CASE("lines of one block start 64 / lines bytes apart mod 128, so a warp's accesses to their E_0 and O_0 spread over the banks",
+          "[cyclic-reduction]") {
+    for (int n : {33, 513, 1025, 4097}) {
+        for (int word : {4, 8}) {
+            for (int lines : {2, 4, 8}) {
+                const CrLayout L = make_cr_layout(n, word, CrStaging::evens, lines);
+                INFO(lines << " lines of " << n << ", " << word << "-byte words, stride " << L.line_stride);
+                REQUIRE(L.line_stride * word % 128 == 64 / lines);
+            }
         }
     }
 }

@@ -22,6 +22,12 @@
 //        buffers (levels 1, 3, 5, ... and 2, 4, ...), since each phase reads one and writes the other;
 //   X_k  the solution of level k >= 1, again two ping-pong buffers, placed over the O buffers,
 //        which are dead once the reduction is done.
+// Several lines per block: line g of a block has its own buffer, line_stride words after line
+// g - 1's. The phases that touch the grid (CrAccess::global) then run with consecutive threads on
+// consecutive lines, so that adjacent y-lines (columns) are read and written in whole sectors
+// without transposing the grid; the others keep the threads of each line together. In a global
+// phase a warp holds 32 / G items of each of G lines; line_stride = 64 / G bytes mod 128 puts
+// their E_0 and O_0 words in disjoint banks, as below for one line.
 // Bank conflicts: the load has thread t write equation t to E_0 or O_0, and a reduction phase
 // has thread beta write equation beta of S_{k+1} either to
 // E_{k+1}[beta/2] (beta even) or to O_{k+1}[beta/2] (beta odd), so each warp writes 16 consecutive
@@ -65,6 +71,10 @@ struct CrLayout {
     int first_odd_offset = 0;         ///< start of O_0 (3 arrays of first_odd_size words)
     int first_odd_size = 0;
     int words = 0;                    ///< total words: 3 E arrays, 3 O arrays (holding X later), O_0
+    int lines = 1;                    ///< lines solved by one block
+    int line_stride = 0;              ///< words from one line's buffer to the next line's
+
+    ADIMG_HD int block_words() const { return lines * line_stride; }  ///< the block's whole buffer
 
     ADIMG_HD int size(int k) const { return n >> k; }             ///< n_k
     ADIMG_HD int evens(int k) const { return (size(k) + 1) / 2; }  ///< equations in E_k
@@ -75,11 +85,16 @@ struct CrLayout {
     ADIMG_HD int first_odd_base(int array) const { return first_odd_offset + array * first_odd_size; }
 };
 
-/// Computes the layout for n >= 1 equations of `word_bytes` each.
-inline CrLayout make_cr_layout(int n, int word_bytes, CrStaging staging = CrStaging::all) {
+/// Lines per block that a layout supports: the bank offsets between lines (64 / lines bytes)
+/// stay whole words of 8 bytes.
+constexpr int cr_max_lines_per_block = 8;
+
+/// Computes the layout for `lines` lines (1, 2, 4 or 8) of n >= 1 equations of `word_bytes` each.
+inline CrLayout make_cr_layout(int n, int word_bytes, CrStaging staging = CrStaging::all, int lines = 1) {
     CrLayout L{};
     L.n = n;
     L.staging = staging;
+    L.lines = lines;
     const bool staged_odds = staging == CrStaging::all;
     while ((n >> (L.levels + 1)) >= 1) ++L.levels;
     // O buffers: odd equations of levels 1, 3, ... go to buffer 1, of levels 2, 4, ... to buffer 0.
@@ -110,6 +125,7 @@ inline CrLayout make_cr_layout(int n, int word_bytes, CrStaging staging = CrStag
     L.first_odd_offset = (odd_region_end + period - 1) / period * period + half;
     L.first_odd_size = staged_odds ? ((n >> 1) + period - 1) / period * period : 0;
     L.words = staged_odds ? L.first_odd_offset + 3 * L.first_odd_size : odd_region_end;
+    L.line_stride = lines == 1 ? L.words : (L.words + period - 1) / period * period + 64 / lines / word_bytes;
     return L;
 }
 
@@ -169,23 +185,29 @@ ADIMG_HD T cr_substitute(const CrEquation<T>& e, T x_lo, T x_hi) {
     return e.v - e.a * x_lo - e.c * x_hi;
 }
 
-/// Cyclic reduction of one line. `load(i)` returns equation i of the line, normalised (from global memory),
-/// `store(i, x)` receives its solution. `shared` is the buffer described by `layout`.
-/// `phase(count, body)` must call body(t) for t in [0, count) and then wait until all calls of
-/// the phase (all threads) are done before the next phase.
+/// Which memory the items of a phase touch besides shared memory (see "Several lines per
+/// block" above): only shared memory, or the grid through `load` and `store`.
+enum class CrAccess { shared, global };
+
+/// Cyclic reduction of the L.lines lines of a block. `load(g, i)` returns equation i of line g,
+/// normalised (from global memory), `store(g, i, x)` receives its solution. `shared` is the
+/// buffer described by `layout`, line g's part of it at g * L.line_stride.
+/// `phase(access, count, body)` must call body(g, t) for every line g and t in [0, count), and
+/// then wait until all calls of the phase (all threads) are done before the next phase.
 /// `staging` is L.staging, given separately so that a kernel can pass it as a compile-time
 /// constant (std::integral_constant<CrStaging, S>): each staging then gets code (and registers)
 /// of its own instead of branches for all three.
 template <class T, class Staging, class Phase, class Load, class Store>
 ADIMG_HD void cyclic_reduction(const CrLayout& L, Staging staging, T* shared, Phase&& phase, Load&& load, Store&& store) {
-    auto put = [&](int base_of_array0, int stride, int i, const CrEquation<T>& e) {
-        shared[base_of_array0 + i] = e.a;
-        shared[base_of_array0 + stride + i] = e.c;
-        shared[base_of_array0 + 2 * stride + i] = e.v;
+    auto put = [&](int g, int base_of_array0, int stride, int i, const CrEquation<T>& e) {
+        T* s = shared + g * L.line_stride;
+        s[base_of_array0 + i] = e.a;
+        s[base_of_array0 + stride + i] = e.c;
+        s[base_of_array0 + 2 * stride + i] = e.v;
     };
-    auto get = [&](int base_of_array0, int stride, int i) {
-        return CrEquation<T>{shared[base_of_array0 + i], shared[base_of_array0 + stride + i],
-                             shared[base_of_array0 + 2 * stride + i]};
+    auto get = [&](int g, int base_of_array0, int stride, int i) {
+        const T* s = shared + g * L.line_stride;
+        return CrEquation<T>{s[base_of_array0 + i], s[base_of_array0 + stride + i], s[base_of_array0 + 2 * stride + i]};
     };
     const int es = L.even_size, os = L.odd_size;
     // Level 0: with O_0, thread t loads equation t (consecutive threads, consecutive addresses),
@@ -198,18 +220,18 @@ ADIMG_HD void cyclic_reduction(const CrLayout& L, Staging staging, T* shared, Ph
     // signed int cost sign fix-ups in every phase).
     const int even0 = L.even_base(0, 0), odd0 = L.first_odd_base(0), odd0_size = L.first_odd_size;
     if (level0 == CrStaging::all) {
-        phase(L.n, [&, even0, odd0, odd0_size](int i) {
-            const CrEquation<T> e = load(i);
+        phase(CrAccess::global, L.n, [&, even0, odd0, odd0_size](int g, int i) {
+            const CrEquation<T> e = load(g, i);
             const bool is_even = (i & 1) == 0;
-            put(is_even ? even0 : odd0, is_even ? es : odd0_size, i >> 1, e);
+            put(g, is_even ? even0 : odd0, is_even ? es : odd0_size, i >> 1, e);
         });
     } else if (in_shared) {
-        phase(L.evens(0), [&, even0](int i) { put(even0, es, i, load(2 * i)); });
+        phase(CrAccess::global, L.evens(0), [&, even0](int g, int i) { put(g, even0, es, i, load(g, 2 * i)); });
     }
-    // The even equation i of level k, from E_k (level 0 without E_0: from memory).
+    // The even equation i of level k of line g, from E_k (level 0 without E_0: from memory).
     // `base` is L.even_base(0, k), passed in so that phases compute it once.
-    auto even_at = [&](int base, int k, int i) { return k > 0 || in_shared ? get(base, es, i) : load(2 * i); };
-    auto even = [&](int k, int i) { return even_at(L.even_base(0, k), k, i); };
+    auto even_at = [&](int g, int base, int k, int i) { return k > 0 || in_shared ? get(g, base, es, i) : load(g, 2 * i); };
+    auto even = [&](int g, int k, int i) { return even_at(g, L.even_base(0, k), k, i); };
     // Reductions: S_{k+1}[beta] from the odd equation 2 beta + 1 of S_k and its even neighbours.
     // The first reads level 0 (staged or not); the later ones only E_k and O_k. `first` is a
     // compile-time flag, so the later levels carry no test of where their odd equation lives.
@@ -218,43 +240,44 @@ ADIMG_HD void cyclic_reduction(const CrLayout& L, Staging staging, T* shared, Ph
     auto reduce = [&](int k, auto first) {
         const int size = L.size(k), even_out = L.even_base(0, k + 1), odd_out = L.odd_base(0, k + 1);
         const int even_in = L.even_base(0, k), odd_in = L.odd_base(0, k);
-        phase(L.size(k + 1), [&, size, even_out, odd_out, even_in, odd_in](int beta) {
-            const CrEquation<T> lo = even_at(even_in, k, beta);
-            const CrEquation<T> mid = !first                           ? get(odd_in, os, beta)
-                                      : level0 == CrStaging::all    ? get(L.first_odd_base(0), L.first_odd_size, beta)
-                                                                     : load(2 * beta + 1);
+        const CrAccess access = first && level0 != CrStaging::all ? CrAccess::global : CrAccess::shared;
+        phase(access, L.size(k + 1), [&, size, even_out, odd_out, even_in, odd_in](int g, int beta) {
+            const CrEquation<T> lo = even_at(g, even_in, k, beta);
+            const CrEquation<T> mid = !first                        ? get(g, odd_in, os, beta)
+                                      : level0 == CrStaging::all ? get(g, L.first_odd_base(0), L.first_odd_size, beta)
+                                                                  : load(g, 2 * beta + 1);
             const bool has_hi = 2 * beta + 2 < size;
-            const CrEquation<T> hi = has_hi ? even_at(even_in, k, beta + 1) : lo;
+            const CrEquation<T> hi = has_hi ? even_at(g, even_in, k, beta + 1) : lo;
             const CrEquation<T> e = cr_reduce(lo, mid, has_hi ? &hi : nullptr);
             const bool is_even = (beta & 1) == 0;
-            put(is_even ? even_out : odd_out, is_even ? es : os, beta >> 1, e);
+            put(g, is_even ? even_out : odd_out, is_even ? es : os, beta >> 1, e);
         });
     };
     if (L.levels > 0) reduce(0, std::true_type{});
     for (int k = 1; k < L.levels; ++k) reduce(k, std::false_type{});
     // The last level has one equation.
-    phase(1, [&](int) {
-        const T x = even(L.levels, 0).v;  // a unit diagonal and no neighbours
-        if (L.levels == 0) store(0, x);
-        else shared[L.solution_base(L.levels)] = x;
+    phase(L.levels == 0 ? CrAccess::global : CrAccess::shared, 1, [&](int g, int) {
+        const T x = even(g, L.levels, 0).v;  // a unit diagonal and no neighbours
+        if (L.levels == 0) store(g, 0, x);
+        else shared[g * L.line_stride + L.solution_base(L.levels)] = x;
     });
     // Back substitution: X_k[alpha] from X_{k+1}; level 0 goes straight to `store`.
     for (int k = L.levels - 1; k >= 0; --k) {
-        const T* next = shared + L.solution_base(k + 1);
-        T* out = shared + L.solution_base(k);
+        const int next = L.solution_base(k + 1), out = L.solution_base(k);
         const int size = L.size(k), even_in = L.even_base(0, k);
-        phase(size, [&, next, out, size, even_in](int alpha) {
+        phase(k == 0 ? CrAccess::global : CrAccess::shared, size, [&, next, out, size, even_in](int g, int alpha) {
+            T* s = shared + g * L.line_stride;
             T x;
             if ((alpha & 1) == 1) {
-                x = next[alpha >> 1];
+                x = s[next + (alpha >> 1)];
             } else {
                 const int i = alpha >> 1;
-                const T x_lo = i > 0 ? next[i - 1] : T(0);
-                const T x_hi = alpha + 1 < size ? next[i] : T(0);
-                x = cr_substitute(even_at(even_in, k, i), x_lo, x_hi);
+                const T x_lo = i > 0 ? s[next + i - 1] : T(0);
+                const T x_hi = alpha + 1 < size ? s[next + i] : T(0);
+                x = cr_substitute(even_at(g, even_in, k, i), x_lo, x_hi);
             }
-            if (k == 0) store(alpha, x);
-            else out[alpha] = x;
+            if (k == 0) store(g, alpha, x);
+            else s[out + alpha] = x;
         });
     }
 }

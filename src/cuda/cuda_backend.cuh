@@ -45,7 +45,7 @@ public:
         int lo = 1, hi = 1 << 16;
         while (lo + 1 < hi) {
             const int mid = (lo + hi) / 2;
-            (make_cr_layout(mid, sizeof(T), CrStaging::none).words * sizeof(T) <= shared_limit_ ? lo : hi) = mid;
+            (make_cr_layout(mid, sizeof(T), CrStaging::none).block_words() * sizeof(T) <= shared_limit_ ? lo : hi) = mid;
         }
         return lo;
     }
@@ -154,10 +154,10 @@ public:
         }
     }
     /// Lines of up to warp_lines_up_to() unknowns are solved one warp each in registers, y-lines
-    /// read in place. Longer x-lines run the shared-memory cyclic reduction directly; longer
-    /// y-lines run as x-lines of the transposed grid: b and x_in are transposed (tiled,
-    /// coalesced), swept, and the result transposed back; this costs three transposes but keeps
-    /// every load of the line kernel coalesced (bench/PERFORMANCE.md).
+    /// read in place. Longer lines run the shared-memory cyclic reduction: x-lines one per block,
+    /// y-lines y_lines_per_block<T>() adjacent ones per block, read in place; or, with that set
+    /// to 0 (a benchmark knob), as x-lines of the transposed grid: b and x_in are transposed
+    /// (tiled, coalesced), swept, and the result transposed back (bench/PERFORMANCE.md).
     template <class T>
     void line_relax(const matrix<T>& A, const vector<T>& b, const vector<T>& x_in, vector<T>& x_out, Direction direction,
                     T omega) {
@@ -166,11 +166,11 @@ public:
             return;
         }
         if (direction == Direction::x) {
-            launch_line_relax(A.view(), b.data(), x_in.data(), x_out.data(), omega, Direction::x);
+            launch_line_relax(A.view(), b.data(), x_in.data(), x_out.data(), omega, Direction::x, 1);
             return;
         }
-        if (A.mx < transposed_from) {  // small grids are launch-bound: one strided launch beats four
-            launch_line_relax(A.view(), b.data(), x_in.data(), x_out.data(), omega, Direction::y);
+        if (const int group = y_lines_per_block<T>(A.my); group > 0) {
+            launch_line_relax(A.view(), b.data(), x_in.data(), x_out.data(), omega, Direction::y, group);
             return;
         }
         if (A.transposed.size() != A.values.size()) transpose_bands(A);
@@ -179,7 +179,7 @@ public:
         T* xt = scratch<T>(1, n);
         T* yt = scratch<T>(2, n);
         transpose<T>({{b.data(), bt}, {x_in.data(), xt}}, A.my, A.mx);
-        launch_line_relax(A.transposed_view(), bt, xt, yt, omega, Direction::x);
+        launch_line_relax(A.transposed_view(), bt, xt, yt, omega, Direction::x, 1);
         transpose<T>({{yt, x_out.data()}}, A.mx, A.my);
     }
 
@@ -339,25 +339,27 @@ public:
     /// Drops what replay() recorded for `key` (its owner is going away).
     void forget(const void* key);
 
-    /// Layout of a line of `length` unknowns; throws device_error if it does not fit shared memory.
-    /// The level-0 staging is `forced` if given, else line_tuning's, else `preferred`, else
-    /// line_staging()'s; unless forced, it falls back to none where the choice does not fit.
+    /// Layout of `lines` lines of `length` unknowns for one block; throws device_error if one
+    /// line does not fit shared memory. The level-0 staging is `forced` if given, else
+    /// line_tuning's, else `preferred`, else line_staging()'s; unless forced, it falls back to
+    /// none where the choice does not fit.
     template <class T>
-    CrLayout line_layout(int length, std::optional<CrStaging> forced = {}, std::optional<CrStaging> preferred = {}) const {
+    CrLayout line_layout(int length, std::optional<CrStaging> forced = {}, std::optional<CrStaging> preferred = {},
+                         int lines = 1) const {
         CrStaging chosen = forced                ? *forced
                            : line_tuning.staging ? *line_tuning.staging
                            : preferred           ? *preferred
                                                  : line_staging<T>(length);
-        if (!forced && make_cr_layout(length, sizeof(T), chosen).words * sizeof(T) > shared_limit_) chosen = CrStaging::none;
-        const CrLayout layout = make_cr_layout(length, sizeof(T), chosen);
-        const std::size_t bytes = layout.words * sizeof(T);
-        if (bytes > shared_limit_)
-            throw device_error("a line of " + std::to_string(length) + " unknowns needs " + std::to_string(bytes / 1024) +
-                               " KiB of shared memory in " + (sizeof(T) == 4 ? "float" : "double") + ", but " + name_ +
-                               " gives " + std::to_string(shared_limit_ / 1024) + " KiB per block: the longest line is " +
+        auto bytes = [&](CrStaging staging) { return make_cr_layout(length, sizeof(T), staging, lines).block_words() * sizeof(T); };
+        if (!forced && bytes(chosen) > shared_limit_) chosen = CrStaging::none;
+        if (bytes(chosen) > shared_limit_)
+            throw device_error("a line of " + std::to_string(length) + " unknowns needs " +
+                               std::to_string(bytes(chosen) / lines / 1024) + " KiB of shared memory in " +
+                               (sizeof(T) == 4 ? "float" : "double") + ", but " + name_ + " gives " +
+                               std::to_string(shared_limit_ / 1024) + " KiB per block: the longest line is " +
                                std::to_string(longest_line<T>()) +
                                " unknowns; use a lower level, or the jacobi or gauss-seidel smoother");
-        return layout;
+        return make_cr_layout(length, sizeof(T), chosen, lines);
     }
     /// Which equations of level 0 the line kernels keep in shared memory, as measured fastest by
     /// bench/kernel_bench (ADI sweeps, L=9 to 12) on the H200, bench/results/h200-2026-11-22/7c12a52:
@@ -381,8 +383,21 @@ public:
     /// Benchmark knobs: when set, they replace the measured choices of the line kernels.
     struct LineTuning {
         std::optional<CrStaging> staging;
-        std::optional<int> warp_lines_up_to;  ///< 0: every line by cyclic reduction
+        std::optional<int> warp_lines_up_to;   ///< 0: every line by cyclic reduction
+        std::optional<int> y_lines_per_block;  ///< 1, 2, 4 or 8; 0: y-lines by transposing the grid
     } line_tuning;
+    /// Adjacent y-lines of `length` unknowns solved by one cyclic-reduction block (0: the grid is
+    /// transposed instead): the default, halved until one line's buffer with no level-0 staging
+    /// fits shared memory that many times.
+    template <class T>
+    int y_lines_per_block(int length) const {
+        int lines = std::min(line_tuning.y_lines_per_block.value_or(default_y_lines_per_block<T>), cr_max_lines_per_block);
+        while (lines > 1 && make_cr_layout(length, sizeof(T), CrStaging::none, lines).block_words() * sizeof(T) > shared_limit_)
+            lines /= 2;
+        return lines;
+    }
+    template <class T>
+    static constexpr int default_y_lines_per_block = sizeof(T) == 4 ? 4 : 2;
     /// Lines up to this length are solved one warp each (warp_line_solve.hpp), longer ones by
     /// the shared-memory cyclic reduction. The default is the fastest V-cycle measured on the
     /// H200 (kernel_bench, A2, L=10, one run, bench/results/h200-2026-11-22/b2d2259): float
@@ -432,20 +447,32 @@ private:
         case CrStaging::none: return f(std::integral_constant<CrStaging, CrStaging::none>{});
         }
     }
-    /// Grids with fewer columns than this sweep their y-lines in place, strided.
-    static constexpr int transposed_from = 256;
-    /// One line sweep on the grid of `A`.
+    /// One line sweep on the grid of `A` by cyclic reduction, `lines` (1, 2, 4 or 8) lines per block.
     template <class T>
-    void launch_line_relax(BandsView<T> A, const T* b, const T* x_in, T* x_out, T omega, Direction direction) {
+    void launch_line_relax(BandsView<T> A, const T* b, const T* x_in, T* x_out, T omega, Direction direction, int lines) {
         const bool along_x = direction == Direction::x;
-        const int length = along_x ? A.mx : A.my, lines = along_x ? A.my : A.mx;
-        const CrLayout layout = line_layout<T>(length);
+        const int length = along_x ? A.mx : A.my, count = along_x ? A.my : A.mx;
+        const CrLayout layout = line_layout<T>(length, {}, {}, lines);
+        const int threads = std::min(line_threads<T>(length), kernels::max_line_threads / lines) * lines;
         with_staging(layout.staging, [&](auto s) {
-            auto kernel = kernels::line_relax<T, decltype(s)::value>;
-            const std::size_t bytes = allow_shared(kernel, layout, sizeof(T));
-            launch("line_relax kernel", kernel, lines, line_threads<T>(length), bytes, A, b, x_in, x_out, direction, omega,
-                   layout);
+            with_lines(lines, [&](auto g) {
+                auto kernel = kernels::line_relax<T, decltype(s)::value, decltype(g)::value>;
+                const std::size_t bytes = allow_shared(kernel, layout, sizeof(T));
+                launch("line_relax kernel", kernel, (count + lines - 1) / lines, threads, bytes, A, b, x_in, x_out, direction,
+                       omega, layout);
+            });
         });
+    }
+    /// Calls f(std::integral_constant<int, lines>) for lines 1, 2, 4 or 8: each is a kernel of its own.
+    template <class F>
+    static void with_lines(int lines, F&& f) {
+        switch (lines) {
+        case 1: return f(std::integral_constant<int, 1>{});
+        case 2: return f(std::integral_constant<int, 2>{});
+        case 4: return f(std::integral_constant<int, 4>{});
+        case 8: return f(std::integral_constant<int, 8>{});
+        }
+        throw std::logic_error("no line kernel for " + std::to_string(lines) + " lines per block");
     }
     /// One line sweep with a warp per line, in place for either direction.
     template <class T>
@@ -510,7 +537,7 @@ private:
     /// template holds its own copy of the kernel.
     template <class Kernel>
     std::size_t allow_shared(Kernel kernel, const CrLayout& layout, std::size_t word) {
-        const std::size_t bytes = layout.words * word;
+        const std::size_t bytes = layout.block_words() * word;
         if (bytes > 48 * 1024 && raised_.insert(reinterpret_cast<const void*>(kernel)).second)
             ADIMG_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                   static_cast<int>(shared_limit_)));

@@ -141,25 +141,39 @@ __global__ void prolong_add(const T* __restrict__ coarse, const T* __restrict__ 
     fine[static_cast<std::size_t>(j) * mx_fine + i] += prolong_value(coarse, mx_fine / 2 + 1, split_x, split_y, i, j);
 }
 
-/// Runs the phases of cyclic_reduction() with the threads of a block. A phase of at most 32
-/// items runs in warp 0 alone and ends with a warp barrier; a block barrier is needed only
-/// between a large phase and the next, and when a large phase follows small ones. Half of the
-/// phases of a line are small (the tail of the reduction and the start of the substitution).
+/// Runs the phases of cyclic_reduction() with the threads of a block that solves `Lines` lines,
+/// blockDim.x / Lines threads for each. In a shared phase the threads of a line work on it alone:
+/// a phase of at most 32 items runs in the line's first warp and ends with a warp barrier; a block
+/// barrier is needed only between a large phase and the next, and when a large phase follows
+/// small ones. Half of the phases of a line are small (the tail of the reduction and the start of
+/// the substitution). With several lines, a global phase runs item t / Lines of line t % Lines on
+/// thread t, so that a warp reads the same rows of adjacent lines (whole sectors of y-lines), and
+/// ends with a block barrier, since a thread then works on other lines than its own.
+template <int Lines>
 struct BlockPhases {
     bool after_small = false;  // uniform across the block: every thread sees the same counts
 
     template <class Body>
-    __device__ void operator()(int count, Body&& body) {
+    __device__ void operator()(CrAccess access, int count, Body&& body) {
+        if (Lines > 1 && access == CrAccess::global) {
+            if (after_small) __syncthreads();
+            for (int t = threadIdx.x; t < Lines * count; t += blockDim.x) body(t % Lines, t / Lines);
+            __syncthreads();
+            after_small = false;
+            return;
+        }
+        const int per_line = Lines == 1 ? blockDim.x : blockDim.x / Lines;
+        const int line = Lines == 1 ? 0 : threadIdx.x / per_line, local = Lines == 1 ? threadIdx.x : threadIdx.x % per_line;
         if (count <= 32) {
-            if (threadIdx.x < 32) {
-                if (static_cast<int>(threadIdx.x) < count) body(static_cast<int>(threadIdx.x));
+            if (local < 32) {
+                if (local < count) body(line, local);
                 __syncwarp();
             }
             after_small = true;
             return;
         }
         if (after_small) __syncthreads();
-        for (int t = threadIdx.x; t < count; t += blockDim.x) body(t);
+        for (int t = local; t < count; t += per_line) body(line, t);
         __syncthreads();
         after_small = false;
     }
@@ -196,13 +210,15 @@ struct LineSweep {
     }
 };
 
-/// The ADI half-step for one line per block: the line's equations are formed from the bands and
-/// x_in while they are loaded, solved by cyclic reduction in shared memory, and written damped.
+/// The ADI half-step for `Lines` adjacent lines per block: the lines' equations are formed from
+/// the bands and x_in while they are loaded, solved by cyclic reduction in shared memory, and
+/// written damped. y-lines are read in place, several per block so that each sector read is used
+/// whole (BlockPhases); the last block's missing lines solve zeros and store nothing.
 // The layout is a __grid_constant__ parameter: its offset tables are indexed by level at run
 // time, and this keeps them in the constant bank instead of a copy on the stack.
 constexpr int max_line_threads = 512;
 
-template <class T, CrStaging S>
+template <class T, CrStaging S, int Lines>
 __global__ void __launch_bounds__(max_line_threads)
     line_relax(BandsView<T> A, const T* __restrict__ b, const T* __restrict__ x_in, T* __restrict__ x_out,
                Direction direction, T omega, const __grid_constant__ CrLayout layout) {
@@ -210,10 +226,13 @@ __global__ void __launch_bounds__(max_line_threads)
     const LineSweep<T> sweep{A, b, x_in, x_out, direction, omega};
     extern __shared__ unsigned char raw_shared[];
     T* shared = reinterpret_cast<T*>(raw_shared);
-    const int line = blockIdx.x;
-    BlockPhases phase;
-    auto load = [&](int r) { return sweep.load(line, r); };
-    auto store = [&](int r, T x) { sweep.store(line, r, x); };
+    const int first = blockIdx.x * Lines;
+    auto present = [&](int g) { return Lines == 1 || first + g < sweep.lines(); };
+    BlockPhases<Lines> phase;
+    auto load = [&](int g, int r) { return present(g) ? sweep.load(first + g, r) : CrEquation<T>{T(0), T(0), T(0)}; };
+    auto store = [&](int g, int r, T x) {
+        if (present(g)) sweep.store(first + g, r, x);
+    };
     cyclic_reduction<T>(layout, std::integral_constant<CrStaging, S>{}, shared, phase, load, store);
 }
 
@@ -268,9 +287,9 @@ __global__ void __launch_bounds__(1024)
     extern __shared__ unsigned char raw_shared[];
     T* shared = reinterpret_cast<T*>(raw_shared);
     const std::size_t base = static_cast<std::size_t>(blockIdx.x) * layout.n;
-    BlockPhases phase;
-    auto load = [&](int r) { return cr_normalise(dl[base + r], d[base + r], du[base + r], x[base + r]); };
-    auto store = [&](int r, T value) { x[base + r] = value; };
+    BlockPhases<1> phase;
+    auto load = [&](int, int r) { return cr_normalise(dl[base + r], d[base + r], du[base + r], x[base + r]); };
+    auto store = [&](int, int r, T value) { x[base + r] = value; };
     cyclic_reduction<T>(layout, std::integral_constant<CrStaging, S>{}, shared, phase, load, store);
 }
 

@@ -141,33 +141,34 @@ TEMPLATE_TEST_CASE("CUDA ADI line sweeps (cyclic reduction, and one warp per sho
     std::mt19937 rng(12);
     CpuBackend cpu;
     // Every level-0 staging of the cyclic reduction, not only the one the backend picks, with
-    // short lines by cyclic reduction too; then every line that fits one warp solved by one. The
-    // backend is shared by all tests, so its choices come back even if a REQUIRE throws.
+    // short lines by cyclic reduction too; y-lines 1, 2, 4 and 8 per block in place, and by
+    // transposing the grid; then every line that fits one warp solved by one. The backend is
+    // shared by all tests, so its choices come back even if a REQUIRE throws.
     struct RestoreChoice {
         ~RestoreChoice() { gpu().line_tuning = {}; }
     } restore;
-    struct Solver {
-        std::optional<CrStaging> staging;
-        int warp_lines_up_to;
-    };
-    std::vector<Solver> solvers;
-    for (CrStaging staging : all_cr_stagings) solvers.push_back({staging, 0});
-    solvers.push_back({std::nullopt, warp_line_max});
-    const std::pair<int, int> warp_edges[] = {{544, 513}, {545, 96}, {97, 160}, {161, 288}};
+    std::vector<CudaBackend::LineTuning> solvers;
+    for (CrStaging staging : all_cr_stagings) solvers.push_back({staging, 0, std::nullopt});
+    for (int lines : {0, 1, 2, 4, 8}) solvers.push_back({std::nullopt, 0, lines});
+    solvers.push_back({std::nullopt, warp_line_max, std::nullopt});
+    // The warps' edges (lengths 544 and 545, slot counts), and y-lines of 4097, too long for 8
+    // per block in shared memory (the backend then takes fewer).
+    const std::pair<int, int> edges[] = {{544, 513}, {545, 96}, {97, 160}, {161, 288}, {9, 4097}};
     std::vector<std::pair<int, int>> sizes(std::begin(grids), std::end(grids));
-    sizes.insert(sizes.end(), std::begin(warp_edges), std::end(warp_edges));
-    for (const Solver& solver : solvers) {
-        gpu().line_tuning.staging = solver.staging;
-        gpu().line_tuning.warp_lines_up_to = solver.warp_lines_up_to;
+    sizes.insert(sizes.end(), std::begin(edges), std::end(edges));
+    for (const CudaBackend::LineTuning& solver : solvers) {
+        gpu().line_tuning = solver;
         for (auto [mx, my] : sizes) {
             for (Direction direction : {Direction::x, Direction::y}) {
                 const int length = direction == Direction::x ? mx : my;
+                const bool by_warp = length <= *solver.warp_lines_up_to;
+                const int lines = direction == Direction::x ? 1 : gpu().y_lines_per_block<T>(length);
                 INFO(mx << "x" << my << " grid, " << (direction == Direction::x ? "x" : "y") << "-lines, "
                         << (sizeof(T) == 4 ? "float" : "double") << ", "
-                        << (length <= solver.warp_lines_up_to
-                                ? "one warp per line, " + std::to_string(warp_line_slots(length)) + " slots per lane"
-                                : std::string("cyclic reduction, level 0 staged: ") +
-                                      (solver.staging ? to_string(*solver.staging) : "the backend's choice")));
+                        << (by_warp ? "one warp per line, " + std::to_string(warp_line_slots(length)) + " slots per lane"
+                                    : std::string("cyclic reduction, level 0 staged: ") +
+                                          (solver.staging ? to_string(*solver.staging) : "the backend's choice") + ", " +
+                                          (lines ? std::to_string(lines) + " lines per block" : "transposed")));
                 const NineBands<double> A = random_bands(mx, my, rng);
                 const std::size_t n = A.rows();
                 const std::vector<double> b = random_vector(n, rng), x = random_vector(n, rng);
