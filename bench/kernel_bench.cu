@@ -69,7 +69,7 @@ std::vector<Timing> measure(CudaBackend& be, const NineBands<double>& A_host, co
     if (my > warp_line_max) {
         for (int lines : {0, 1, 2, 4, 8}) {
             be.line_tuning.y_lines_per_block = lines;
-            time(lines ? "line_relax y-lines, in place, " + std::to_string(be.y_lines_per_block<T>(my)) + " per block"
+            time(lines ? "line_relax y-lines, in place, " + std::to_string(be.y_lines_per_block<T>(my, mx)) + " per block"
                        : std::string("line_relax y-lines, transposed"),
                  12, [&] { be.line_relax(A, b, x, y, Direction::y, T(0.7)); });
         }

@@ -169,7 +169,7 @@ public:
             launch_line_relax(A.view(), b.data(), x_in.data(), x_out.data(), omega, Direction::x, 1);
             return;
         }
-        if (const int group = y_lines_per_block<T>(A.my); group > 0) {
+        if (const int group = y_lines_per_block<T>(A.my, A.mx); group > 0) {
             launch_line_relax(A.view(), b.data(), x_in.data(), x_out.data(), omega, Direction::y, group);
             return;
         }
@@ -362,15 +362,16 @@ public:
         return make_cr_layout(length, sizeof(T), chosen, lines);
     }
     /// Which equations of level 0 the line kernels keep in shared memory, as measured fastest by
-    /// bench/kernel_bench (ADI sweeps, L=9 to 12) on the H200, bench/results/h200-2026-11-22/7c12a52:
-    /// float lines only the evens from 513 unknowns on (x-sweeps: 0.0106 ms against 0.0121 with
-    /// all of level 0 at L=9, 0.366 against 0.468 at L=12), double lines all of level 0 up to 1025
-    /// and the evens beyond (0.0548 against 0.0561 ms at L=10, 0.199 against 0.213 at L=11).
-    /// Shorter float lines keep all of level 0, which the batch benchmark favours at 65 and 257.
-    /// line_layout() falls back to none where the choice does not fit (double lines of 8193).
+    /// bench/kernel_bench (ADI sweeps, L=9 to 12) on the H200: float lines only the evens from
+    /// 513 unknowns on (bench/results/h200-2026-11-22/7c12a52, x-sweeps: 0.0106 ms against 0.0121
+    /// with all of level 0 at L=9, 0.366 against 0.468 at L=12); double lines all of level 0
+    /// wherever it fits, up to 4097 (run at 6601fcc, x-sweeps: 0.185 against 0.217 ms with the
+    /// evens at L=11, 0.888 against 1.044 at L=12). Shorter float lines keep all of level 0, which
+    /// the batch benchmark favours at 65 and 257. line_layout() falls back to none where the
+    /// choice does not fit (double lines of 8193).
     template <class T>
     static CrStaging line_staging(int length) {
-        const int all_up_to = sizeof(T) == 4 ? 257 : 1025;
+        const int all_up_to = sizeof(T) == 4 ? 257 : 4097;
         return length <= all_up_to ? CrStaging::all : CrStaging::evens;
     }
     /// Whether kernels are launched as programmatic dependent launches
@@ -386,18 +387,27 @@ public:
         std::optional<int> warp_lines_up_to;   ///< 0: every line by cyclic reduction
         std::optional<int> y_lines_per_block;  ///< 1, 2, 4 or 8; 0: y-lines by transposing the grid
     } line_tuning;
-    /// Adjacent y-lines of `length` unknowns solved by one cyclic-reduction block (0: the grid is
-    /// transposed instead): the default, halved until one line's buffer with no level-0 staging
-    /// fits shared memory that many times.
+    /// Adjacent y-lines of `length` unknowns, on a grid of `columns` columns, solved by one
+    /// cyclic-reduction block in place; 0: the grid is transposed instead. Measured on the H200
+    /// (kernel_bench, A2; bench/PERFORMANCE.md, "y-lines in place"): in place, float is fastest
+    /// with 4 lines per block, and beats transposing up to 513 unknowns (V-cycle at L=9: 0.3005
+    /// against 0.3088 ms) but not beyond (y-sweep at L=10: 0.0505 against 0.0418 ms; at L=12
+    /// 1.51 against 0.53 ms: the strided rows of long columns cost more than the transposes);
+    /// double is never faster in place on these grids. Grids of fewer than 256 columns are
+    /// launch-bound and sweep in place (one launch instead of three). The count is halved until
+    /// one line's buffer with no level-0 staging fits shared memory that many times.
     template <class T>
-    int y_lines_per_block(int length) const {
-        int lines = std::min(line_tuning.y_lines_per_block.value_or(default_y_lines_per_block<T>), cr_max_lines_per_block);
+    int y_lines_per_block(int length, int columns) const {
+        const bool float_lines = sizeof(T) == 4;
+        int lines = line_tuning.y_lines_per_block.value_or(
+            columns < transposed_from || (float_lines && length <= 513) ? (float_lines ? 4 : 1) : 0);
+        lines = std::min(lines, cr_max_lines_per_block);
         while (lines > 1 && make_cr_layout(length, sizeof(T), CrStaging::none, lines).block_words() * sizeof(T) > shared_limit_)
             lines /= 2;
         return lines;
     }
-    template <class T>
-    static constexpr int default_y_lines_per_block = sizeof(T) == 4 ? 4 : 2;
+    /// Grids with fewer columns than this sweep their y-lines in place.
+    static constexpr int transposed_from = 256;
     /// Lines up to this length are solved one warp each (warp_line_solve.hpp), longer ones by
     /// the shared-memory cyclic reduction. The default is the fastest V-cycle measured on the
     /// H200 (kernel_bench, A2, L=10, one run, bench/results/h200-2026-11-22/b2d2259): float

@@ -162,7 +162,7 @@ TEMPLATE_TEST_CASE("CUDA ADI line sweeps (cyclic reduction, and one warp per sho
             for (Direction direction : {Direction::x, Direction::y}) {
                 const int length = direction == Direction::x ? mx : my;
                 const bool by_warp = length <= *solver.warp_lines_up_to;
-                const int lines = direction == Direction::x ? 1 : gpu().y_lines_per_block<T>(length);
+                const int lines = direction == Direction::x ? 1 : gpu().y_lines_per_block<T>(length, mx);
                 INFO(mx << "x" << my << " grid, " << (direction == Direction::x ? "x" : "y") << "-lines, "
                         << (sizeof(T) == 4 ? "float" : "double") << ", "
                         << (by_warp ? "one warp per line, " + std::to_string(warp_line_slots(length)) + " slots per lane"
