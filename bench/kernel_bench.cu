@@ -75,6 +75,15 @@ std::vector<Timing> measure(CudaBackend& be, const NineBands<double>& A_host, co
         }
         be.line_tuning.y_lines_per_block.reset();
     }
+    // x-lines by cyclic reduction with 64 to 512 threads per line (the rows above use line_threads()).
+    if (mx > warp_line_max) {
+        for (int threads : {64, 128, 256, 512}) {
+            be.line_tuning.threads_per_line = threads;
+            time("line_relax x-lines, " + std::to_string(threads) + " threads per line", 12,
+                 [&] { be.line_relax(A, b, x, y, Direction::x, T(0.7)); });
+        }
+        be.line_tuning.threads_per_line.reset();
+    }
     // Lines short enough for one warp each, against the cyclic reduction on the same lines.
     if (std::max(mx, my) <= warp_line_max) {
         for (int up_to : {warp_line_max, 0}) {

@@ -386,6 +386,7 @@ public:
         std::optional<CrStaging> staging;
         std::optional<int> warp_lines_up_to;   ///< 0: every line by cyclic reduction
         std::optional<int> y_lines_per_block;  ///< 1, 2, 4 or 8; 0: y-lines by transposing the grid
+        std::optional<int> threads_per_line;   ///< a multiple of 32, at most 512 (instead of line_threads())
     } line_tuning;
     /// Adjacent y-lines of `length` unknowns, on a grid of `columns` columns, solved by one
     /// cyclic-reduction block in place; 0: the grid is transposed instead. Measured on the H200
@@ -463,7 +464,8 @@ private:
         const bool along_x = direction == Direction::x;
         const int length = along_x ? A.mx : A.my, count = along_x ? A.my : A.mx;
         const CrLayout layout = line_layout<T>(length, {}, {}, lines);
-        const int threads = std::min(line_threads<T>(length), kernels::max_line_threads / lines) * lines;
+        const int per_line = line_tuning.threads_per_line.value_or(line_threads<T>(length));
+        const int threads = std::min(per_line, kernels::max_line_threads / lines) * lines;
         with_staging(layout.staging, [&](auto s) {
             with_lines(lines, [&](auto g) {
                 auto kernel = kernels::line_relax<T, decltype(s)::value, decltype(g)::value>;
