@@ -390,13 +390,14 @@ public:
     } line_tuning;
     /// Adjacent y-lines of `length` unknowns, on a grid of `columns` columns, solved by one
     /// cyclic-reduction block in place; 0: the grid is transposed instead. Measured on the H200
-    /// (kernel_bench, A2; bench/PERFORMANCE.md, "y-lines in place"): in place, float is fastest
-    /// with 4 lines per block, and beats transposing up to 513 unknowns (V-cycle at L=9: 0.3005
-    /// against 0.3088 ms) but not beyond (y-sweep at L=10: 0.0505 against 0.0418 ms; at L=12
-    /// 1.51 against 0.53 ms: the strided rows of long columns cost more than the transposes);
-    /// double is never faster in place on these grids. Grids of fewer than 256 columns are
-    /// launch-bound and sweep in place (one launch instead of three). The count is halved until
-    /// one line's buffer with no level-0 staging fits shared memory that many times.
+    /// (kernel_bench, A2, bench/results/h200-2026-11-22/6601fcc; bench/PERFORMANCE.md, "y-lines
+    /// in place, several lines per block"): in place, float is fastest with 4 lines per block,
+    /// and beats transposing up to 513 unknowns (V-cycle at L=9: 0.3005 against 0.3088 ms) but
+    /// not beyond (y-sweep at L=10: 0.0505 against 0.0418 ms; at L=12 1.51 against 0.53 ms: the
+    /// strided rows of long columns cost more than the transposes); double is never faster in
+    /// place on these grids. Grids of fewer than 256 columns are launch-bound and sweep in place
+    /// (one launch instead of three). The count is halved until one line's buffer with no
+    /// level-0 staging fits shared memory that many times.
     template <class T>
     int y_lines_per_block(int length, int columns) const {
         const bool float_lines = sizeof(T) == 4;
