@@ -75,14 +75,20 @@ std::vector<Timing> measure(CudaBackend& be, const NineBands<double>& A_host, co
         }
         be.line_tuning.y_lines_per_block.reset();
     }
-    // x-lines by cyclic reduction with 64 to 512 threads per line (the rows above use line_threads()).
+    // x-lines by cyclic reduction with each level-0 staging and 64 to 512 threads per line (the
+    // rows above use line_threads()).
     if (mx > warp_line_max) {
-        for (int threads : {64, 128, 256, 512}) {
-            be.line_tuning.threads_per_line = threads;
-            time("line_relax x-lines, " + std::to_string(threads) + " threads per line", 12,
-                 [&] { be.line_relax(A, b, x, y, Direction::x, T(0.7)); });
+        for (CrStaging staging : all_cr_stagings) {
+            if (make_cr_layout(mx, sizeof(T), staging).words * sizeof(T) > be.shared_bytes_per_block()) continue;
+            be.line_tuning.staging = staging;
+            for (int threads : {64, 128, 256, 512}) {
+                be.line_tuning.threads_per_line = threads;
+                time("line_relax x-lines, level 0 staged: " + std::string(to_string(staging)) + ", " +
+                         std::to_string(threads) + " threads per line",
+                     12, [&] { be.line_relax(A, b, x, y, Direction::x, T(0.7)); });
+            }
         }
-        be.line_tuning.threads_per_line.reset();
+        be.line_tuning = {};
     }
     // Lines short enough for one warp each, against the cyclic reduction on the same lines.
     if (std::max(mx, my) <= warp_line_max) {
