@@ -116,16 +116,22 @@ private:
         return v;
     }
 
-    /// `steps` smoothing steps; an ADI application (x-lines, then y-lines) counts as two. The
-    /// out-of-place smoothers swap x and scratch after each step; after an odd number of steps
-    /// the result is copied back, so that x is the same buffer at every call (a recorded cycle
-    /// replays with fixed buffers).
+    /// `steps` smoothing steps; an ADI application (x-lines, then y-lines) counts as two. Jacobi
+    /// steps go in pairs (one pass over memory on the GPU), an odd one last. The out-of-place
+    /// smoothers swap x and scratch after each call; after an odd number of swaps the result is
+    /// copied back, so that x is the same buffer at every call (a recorded cycle replays with
+    /// fixed buffers).
     void smooth(Level& level, int steps) {
         int swaps = 0;
         for (int s = 0; s < steps; ++s) {
             switch (options_.smoother) {
             case Smoother::jacobi:
-                be_.jacobi(level.A, level.b, level.x, level.scratch, T(options_.omega));
+                if (s + 1 < steps) {
+                    be_.jacobi_pair(level.A, level.b, level.x, level.scratch, T(options_.omega));
+                    ++s;
+                } else {
+                    be_.jacobi(level.A, level.b, level.x, level.scratch, T(options_.omega));
+                }
                 std::swap(level.x, level.scratch);
                 ++swaps;
                 break;

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstddef>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace adimg {
@@ -45,9 +46,11 @@ public:
     void download(const vector<T>& v, std::vector<double>& host) { host.assign(v.begin(), v.end()); }
     template <class T>
     static std::size_t bytes(const matrix<T>& A) { return A.values.size() * sizeof(T); }
-    /// Bytes the backend holds besides the levels: none (the line sweeps allocate their small
-    /// per-thread buffers for the duration of a sweep).
-    std::size_t workspace_bytes() const { return 0; }
+    /// Bytes the backend holds besides the levels: the first step of jacobi_pair() (the line
+    /// sweeps allocate their small per-thread buffers for the duration of a sweep).
+    std::size_t workspace_bytes() const {
+        return std::get<0>(first_step_).size() * sizeof(float) + std::get<1>(first_step_).size() * sizeof(double);
+    }
 
     // --- stencil operations -----------------------------------------------------------------
     /// d = b - A x
@@ -65,13 +68,17 @@ public:
     /// x_out = x_in + omega D^-1 (b - A x_in)
     template <class T>
     void jacobi(const matrix<T>& A, const vector<T>& b, const vector<T>& x_in, vector<T>& x_out, T omega) {
-        const BandsView<T> Av = view(A);
-#pragma omp parallel for schedule(static) if(parallel_worth(A.rows()))
-        for (int j = 0; j < A.my; ++j)
-            for (int i = 0; i < A.mx; ++i) {
-                const std::size_t p = static_cast<std::size_t>(j) * A.mx + i;
-                x_out[p] = jacobi_update(x_in[p], b[p], row_product<T>(Av, x_in.data(), i, j), Av(C, p), omega);
-            }
+        jacobi_into(A, b, x_in.data(), x_out.data(), omega);
+    }
+
+    /// Two Jacobi steps from x_in into x_out (x_in is left as is): the first into a workspace
+    /// vector, the second from it. The CUDA backend fuses them into one pass over memory.
+    template <class T>
+    void jacobi_pair(const matrix<T>& A, const vector<T>& b, const vector<T>& x_in, vector<T>& x_out, T omega) {
+        std::vector<T>& first = std::get<std::vector<T>>(first_step_);
+        if (first.size() < x_in.size()) first.resize(x_in.size());
+        jacobi_into(A, b, x_in.data(), first.data(), omega);
+        jacobi_into(A, b, first.data(), x_out.data(), omega);
     }
 
     /// One four-colour Gauss–Seidel sweep in place: colours (0,0), (1,0), (0,1), (1,1) as
@@ -268,6 +275,21 @@ public:
         body();
     }
     void forget(const void* /*key*/) {}
+
+private:
+    /// x_out = x_in + omega D^-1 (b - A x_in), on raw arrays (jacobi() and jacobi_pair()).
+    template <class T>
+    void jacobi_into(const matrix<T>& A, const vector<T>& b, const T* x_in, T* x_out, T omega) {
+        const BandsView<T> Av = view(A);
+#pragma omp parallel for schedule(static) if(parallel_worth(A.rows()))
+        for (int j = 0; j < A.my; ++j)
+            for (int i = 0; i < A.mx; ++i) {
+                const std::size_t p = static_cast<std::size_t>(j) * A.mx + i;
+                x_out[p] = jacobi_update(x_in[p], b[p], row_product<T>(Av, x_in, i, j), Av(C, p), omega);
+            }
+    }
+
+    std::tuple<std::vector<float>, std::vector<double>> first_step_;  // jacobi_pair's first step
 };
 
 }  // namespace adimg

@@ -101,7 +101,8 @@ const std::pair<int, int> coarsenable[] = {{3, 3}, {33, 17}, {65, 129}, {257, 33
 
 }  // namespace
 
-TEMPLATE_TEST_CASE("CUDA defect, Jacobi and Gauss-Seidel equal the CPU backend", "[gpu]", float, double) {
+TEMPLATE_TEST_CASE("CUDA defect, Jacobi (one step, and two fused) and Gauss-Seidel equal the CPU backend", "[gpu]", float,
+                   double) {
     using T = TestType;
     std::mt19937 rng(11);
     CpuBackend cpu;
@@ -126,6 +127,14 @@ TEMPLATE_TEST_CASE("CUDA defect, Jacobi and Gauss-Seidel equal the CPU backend",
         std::vector<T> j_cpu(n);
         cpu.jacobi(A_cpu, b_cpu, x_cpu, j_cpu, T(0.7));
         CHECK(difference(host(j_gpu), as_double(j_cpu)) < tolerance<T>());
+
+        // Two steps in one pass (tiles of 32 x 16 with a ring: the grids' edges cut them).
+        auto pair_gpu = poisoned<T>(n);
+        gpu().jacobi_pair(A_gpu, b_gpu, x_gpu, pair_gpu, T(0.7));
+        std::vector<T> pair_cpu(n);
+        cpu.jacobi_pair(A_cpu, b_cpu, x_cpu, pair_cpu, T(0.7));
+        CHECK(difference(host(pair_gpu), as_double(pair_cpu)) < 2 * tolerance<T>());
+        CHECK(host(x_gpu) == as_double(x_cpu));  // the input is left as is
 
         auto g_gpu = device<T>(x);
         gpu().gauss_seidel(A_gpu, b_gpu, g_gpu);
