@@ -128,7 +128,7 @@ TEMPLATE_TEST_CASE("CUDA defect, Jacobi (one step, and two fused) and Gauss-Seid
         cpu.jacobi(A_cpu, b_cpu, x_cpu, j_cpu, T(0.7));
         CHECK(difference(host(j_gpu), as_double(j_cpu)) < tolerance<T>());
 
-        // Two steps in one pass (tiles of 32 x 32 with a ring: the grids' edges cut them).
+        // Two steps in one pass (tiles of 32 x 16 with a ring: the grids' edges cut them).
         auto pair_gpu = poisoned<T>(n);
         gpu().jacobi_pair(A_gpu, b_gpu, x_gpu, pair_gpu, T(0.7));
         std::vector<T> pair_cpu(n);
