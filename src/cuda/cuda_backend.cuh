@@ -150,8 +150,8 @@ public:
     void jacobi_pair(const matrix<T>& A, const vector<T>& b, const vector<T>& x_in, vector<T>& x_out, T omega) {
         const dim3 grid((A.mx + kernels::tile_x - 1) / kernels::tile_x,
                         (A.my + kernels::jacobi_pair_rows - 1) / kernels::jacobi_pair_rows);
-        launch("jacobi_pair kernel", kernels::jacobi_pair<T>, grid, dim3(kernels::tile_x, kernels::jacobi_pair_rows), 0,
-               A.view(), b.data(), x_in.data(), x_out.data(), omega);
+        launch("jacobi_pair kernel", kernels::jacobi_pair<T>, grid, block2d(), 0, A.view(), b.data(), x_in.data(),
+               x_out.data(), omega);
     }
     template <class T>
     void gauss_seidel(const matrix<T>& A, const vector<T>& b, vector<T>& x) {

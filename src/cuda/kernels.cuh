@@ -83,22 +83,22 @@ __global__ void jacobi(BandsView<T> A, const T* __restrict__ b, const T* __restr
 }
 
 /// Two damped Jacobi steps in one pass over memory: the block computes the first step on its
-/// tile (tile_x x jacobi_pair_rows nodes, one thread each) and a ring of one node around it into
-/// shared memory, then the second step on the tile from there. Bands, b and x_in are read once
-/// for both steps (the ring's share aside, mostly from L2), against twice for two jacobi
-/// launches; the ring costs 20% more first-step work. Measured on the H200
-/// (bench/PERFORMANCE.md, "Jacobi steps in pairs"): one first-step node or two per thread is
-/// fast, four per thread (tiles of 32 x 32 on 256 threads) was twice as slow.
-constexpr int jacobi_pair_rows = 16;
+/// tile (tile_x x jacobi_pair_rows nodes) and a ring of one node around it into shared memory,
+/// then the second step on the tile from there. Bands, b and x_in are read once for both steps
+/// (the ring's share aside, mostly from L2), against twice for two jacobi launches. The shape
+/// is the fastest of three measured on the H200 at L=12 (bench/PERFORMANCE.md, "Jacobi steps
+/// in pairs"): 32 x 16 nodes on 256 threads, 0.326 ms in float; on 512 threads 0.352; 32 x 32 on
+/// 256 threads, its ring read row by row, 0.612; two jacobi launches 0.407.
+constexpr int jacobi_pair_rows = 2 * tile_y;
 
 template <class T>
-__global__ void __launch_bounds__(tile_x * jacobi_pair_rows)
-    jacobi_pair(BandsView<T> A, const T* __restrict__ b, const T* __restrict__ x_in, T* __restrict__ x_out, T omega) {
+__global__ void jacobi_pair(BandsView<T> A, const T* __restrict__ b, const T* __restrict__ x_in, T* __restrict__ x_out,
+                            T omega) {
     follow_previous_kernel();
     constexpr int width = tile_x + 2, height = jacobi_pair_rows + 2;
     __shared__ T first[height][width];
     const int i0 = blockIdx.x * tile_x - 1, j0 = blockIdx.y * jacobi_pair_rows - 1;  // the ring's corner
-    for (int t = threadIdx.y * tile_x + threadIdx.x; t < width * height; t += tile_x * jacobi_pair_rows) {
+    for (int t = threadIdx.y * tile_x + threadIdx.x; t < width * height; t += tile_x * tile_y) {
         const int ti = t % width, tj = t / width, i = i0 + ti, j = j0 + tj;
         T value = T(0);  // outside the grid: never read, as row_product_at skips those neighbours
         if (i >= 0 && i < A.mx && j >= 0 && j < A.my) {
@@ -108,12 +108,15 @@ __global__ void __launch_bounds__(tile_x * jacobi_pair_rows)
         first[tj][ti] = value;
     }
     __syncthreads();
-    const int i = blockIdx.x * tile_x + threadIdx.x, j = blockIdx.y * jacobi_pair_rows + threadIdx.y;
-    if (i >= A.mx || j >= A.my) return;
-    const std::size_t p = static_cast<std::size_t>(j) * A.mx + i;
-    const int ti = threadIdx.x + 1, tj = threadIdx.y + 1;
-    const T Ax = row_product_at<T>(A, i, j, [&](int dx, int dy) { return first[tj + dy][ti + dx]; });
-    x_out[p] = jacobi_update(first[tj][ti], b[p], Ax, A(C, p), omega);
+    const int i = blockIdx.x * tile_x + threadIdx.x;
+    for (int r = threadIdx.y; r < jacobi_pair_rows; r += tile_y) {
+        const int j = blockIdx.y * jacobi_pair_rows + r;
+        if (i >= A.mx || j >= A.my) return;
+        const std::size_t p = static_cast<std::size_t>(j) * A.mx + i;
+        const int ti = threadIdx.x + 1, tj = r + 1;
+        const T Ax = row_product_at<T>(A, i, j, [&](int dx, int dy) { return first[tj + dy][ti + dx]; });
+        x_out[p] = jacobi_update(first[tj][ti], b[p], Ax, A(C, p), omega);
+    }
 }
 
 /// One colour (ci, cj) of the four-colour Gauss–Seidel sweep: thread (I, J) updates node
