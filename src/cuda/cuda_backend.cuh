@@ -458,14 +458,17 @@ private:
         (void)cudaGetLastError();  // clear it here, so that no later launch reports it as its own
         cuda_check(status, what, __FILE__, __LINE__);
     }
-    /// Calls f(std::integral_constant<CrStaging, staging>): each staging is a kernel of its own.
+    /// Calls f(std::integral_constant<decltype(value), c>) for the one of `Choices` that equals
+    /// `value`, so that each choice is a kernel of its own (a template argument); returns false
+    /// if none does.
+    template <auto... Choices, class V, class F>
+    static bool with_constant(V value, F&& f) {
+        return ((value == Choices ? (f(std::integral_constant<decltype(Choices), Choices>{}), true) : false) || ...);
+    }
+    /// with_constant() over the three level-0 stagings of the cyclic reduction.
     template <class F>
     static void with_staging(CrStaging staging, F&& f) {
-        switch (staging) {
-        case CrStaging::all: return f(std::integral_constant<CrStaging, CrStaging::all>{});
-        case CrStaging::evens: return f(std::integral_constant<CrStaging, CrStaging::evens>{});
-        case CrStaging::none: return f(std::integral_constant<CrStaging, CrStaging::none>{});
-        }
+        with_constant<CrStaging::all, CrStaging::evens, CrStaging::none>(staging, f);
     }
     /// One line sweep on the grid of `A` by cyclic reduction, `lines` (1, 2, 4 or 8) lines per block.
     template <class T>
@@ -476,24 +479,14 @@ private:
         const int per_line = line_tuning.threads_per_line.value_or(line_threads<T>(length));
         const int threads = std::min(per_line, kernels::max_line_threads / lines) * lines;
         with_staging(layout.staging, [&](auto s) {
-            with_lines(lines, [&](auto g) {
+            const bool launched = with_constant<1, 2, 4, 8>(lines, [&](auto g) {
                 auto kernel = kernels::line_relax<T, decltype(s)::value, decltype(g)::value>;
                 const std::size_t bytes = allow_shared(kernel, layout, sizeof(T));
                 launch("line_relax kernel", kernel, (count + lines - 1) / lines, threads, bytes, A, b, x_in, x_out, direction,
                        omega, layout);
             });
+            if (!launched) throw std::logic_error("no line kernel for " + std::to_string(lines) + " lines per block");
         });
-    }
-    /// Calls f(std::integral_constant<int, lines>) for lines 1, 2, 4 or 8: each is a kernel of its own.
-    template <class F>
-    static void with_lines(int lines, F&& f) {
-        switch (lines) {
-        case 1: return f(std::integral_constant<int, 1>{});
-        case 2: return f(std::integral_constant<int, 2>{});
-        case 4: return f(std::integral_constant<int, 4>{});
-        case 8: return f(std::integral_constant<int, 8>{});
-        }
-        throw std::logic_error("no line kernel for " + std::to_string(lines) + " lines per block");
     }
     /// One line sweep with a warp per line, in place for either direction.
     template <class T>
@@ -506,15 +499,8 @@ private:
             launch("line_relax_warp kernel", kernels::line_relax_warp<T, decltype(slots)::value>, grid, block, 0, A, b, x_in,
                    x_out, direction, omega);
         };
-        switch (warp_line_slots(length)) {
-        case 1: return run(std::integral_constant<int, 1>{});
-        case 2: return run(std::integral_constant<int, 2>{});
-        case 3: return run(std::integral_constant<int, 3>{});
-        case 5: return run(std::integral_constant<int, 5>{});
-        case 9: return run(std::integral_constant<int, 9>{});
-        case 17: return run(std::integral_constant<int, 17>{});
-        }
-        throw std::logic_error("no warp line kernel for " + std::to_string(length) + " unknowns");
+        if (!with_constant<1, 2, 3, 5, 9, 17>(warp_line_slots(length), run))
+            throw std::logic_error("no warp line kernel for " + std::to_string(length) + " unknowns");
     }
     /// out (cols x rows) = in (rows x cols) transposed, for every (in, out) pair, in one launch.
     template <class T>
