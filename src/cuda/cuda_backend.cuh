@@ -354,20 +354,21 @@ public:
     template <class T>
     CrLayout line_layout(int length, std::optional<CrStaging> forced = {}, std::optional<CrStaging> preferred = {},
                          int lines = 1) const {
-        CrStaging chosen = forced                ? *forced
+        const CrStaging chosen = forced          ? *forced
                            : line_tuning.staging ? *line_tuning.staging
                            : preferred           ? *preferred
                                                  : line_staging<T>(length);
-        auto bytes = [&](CrStaging staging) { return make_cr_layout(length, sizeof(T), staging, lines).block_words() * sizeof(T); };
-        if (!forced && bytes(chosen) > shared_limit_) chosen = CrStaging::none;
-        if (bytes(chosen) > shared_limit_)
+        CrLayout layout = make_cr_layout(length, sizeof(T), chosen, lines);
+        auto bytes = [&] { return layout.block_words() * sizeof(T); };
+        if (!forced && bytes() > shared_limit_) layout = make_cr_layout(length, sizeof(T), CrStaging::none, lines);
+        if (bytes() > shared_limit_)
             throw device_error("a line of " + std::to_string(length) + " unknowns needs " +
-                               std::to_string(bytes(chosen) / lines / 1024) + " KiB of shared memory in " +
+                               std::to_string(bytes() / lines / 1024) + " KiB of shared memory in " +
                                (sizeof(T) == 4 ? "float" : "double") + ", but " + name_ + " gives " +
                                std::to_string(shared_limit_ / 1024) + " KiB per block: the longest line is " +
                                std::to_string(longest_line<T>()) +
                                " unknowns; use a lower level, or the jacobi or gauss-seidel smoother");
-        return make_cr_layout(length, sizeof(T), chosen, lines);
+        return layout;
     }
     /// Which equations of level 0 the line kernels keep in shared memory, as measured fastest by
     /// bench/kernel_bench (ADI sweeps, L=9 to 12) on the H200: float lines only the evens from
