@@ -125,6 +125,15 @@ std::vector<Timing> measure(CudaBackend& be, const NineBands<double>& A_host, co
         });
     }
     be.force_transfer_chunk_bytes(std::nullopt);
+    // The same from and into page-locked host memory (pinned_vector), as a solve does when the
+    // caller's b and x live there: one DMA each way for double, the staging pipeline for float.
+    {
+        pinned_vector<double> pinned_host(n, 1.0);
+        time("upload + download (host double, pinned)", 2, [&] {
+            be.upload(pinned_host.data(), n, b);
+            be.download(b, pinned_host.data());
+        });
+    }
     // What bounds them: the DMA alone, from and to pinned host memory (the PCIe ceiling), and the
     // host-side copy into pinned memory alone (all host cores).
     {

@@ -5,7 +5,9 @@
 //   solver_bench --cases U1,A2 --levels 8,9,10 --configs cuda:mixed:adi:digits:2,cuda:double:adi
 //
 // --coarse-level N and --coarse-solver direct|pcg set the coarsest grid of every row (default:
-// the library's, level 5 solved directly).
+// the library's, level 5 solved directly). --host-memory pinned|pageable says where b and x
+// live on the host (default pinned, as the command-line tool keeps them; pageable is a
+// std::vector, staged through the backend's pinned buffers).
 //
 // A config is backend:precision:smoother[:inner], e.g. cpu:double:adi or cuda:mixed:adi:cycles:1.
 // Times are medians over --repeats solves after one warm-up solve, and include the transfer of
@@ -22,12 +24,14 @@
 #include <adimg/assembly.hpp>
 #include <adimg/case.hpp>
 #include <adimg/hierarchy.hpp>
+#include <adimg/pinned_memory.hpp>
 #include <adimg/solver.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -75,18 +79,53 @@ void write_file(const std::string& path, const std::string& text) {
     std::fclose(f);
 }
 
+/// b and x on the host: in std::vectors (pageable memory; x cleared before each solve, a zero
+/// guess that the solver sizes), or in page-locked memory that the solver reads and writes in
+/// place (`pinned`), as the command-line tool keeps them.
+class HostVectors {
+public:
+    HostVectors(const std::vector<double>& b, bool pinned) : b_(b), pinned_(pinned) {
+        if (pinned_) {
+            b_pinned_.assign(b.begin(), b.end());
+            x_pinned_.resize(b.size());
+        }
+    }
+    const char* memory() const { return pinned_ ? "pinned" : "pageable"; }
+    SolveReport solve(Solver& solver, const StepCallback& on_step = {}) {
+        if (!pinned_) {
+            x_.clear();
+            return solver.solve(b_, x_, on_step);
+        }
+        return solver.solve(b_pinned_.data(), x_pinned_.data(), InitialGuess::zero, on_step);
+    }
+    /// Milliseconds of a solve into memory never used before: pageable memory that the host
+    /// faults in page by page, or freshly pinned memory (resident from its allocation).
+    double fresh_solve_ms(Solver& solver) {
+        if (!pinned_) {
+            std::vector<double> fresh;
+            return solver.solve(b_, fresh).solve_seconds * 1e3;
+        }
+        const std::unique_ptr<double, void (*)(void*)> fresh(static_cast<double*>(allocate_pinned(b_.size() * sizeof(double))),
+                                                             free_pinned);
+        return solver.solve(b_pinned_.data(), fresh.get(), InitialGuess::zero).solve_seconds * 1e3;
+    }
+    std::vector<double> x() const { return pinned_ ? std::vector<double>(x_pinned_.begin(), x_pinned_.end()) : x_; }
+
+private:
+    const std::vector<double>& b_;
+    bool pinned_;
+    std::vector<double> x_;
+    pinned_vector<double> b_pinned_, x_pinned_;
+};
+
 /// One more solve, timed on the host at its start, after each outer step and at its end, into
-/// an x of the timed solves (cleared: a zero guess, its memory already touched); and the time of
-/// a solve into a fresh x, whose memory the host still has to fault in.
-std::string timeline_row(Solver& solver, const std::vector<double>& b, std::vector<double>& x, const std::string& name,
-                         int level, const SolverOptions& options) {
+/// the x of the timed solves; and the time of a solve into a fresh x.
+std::string timeline_row(Solver& solver, HostVectors& host, const std::string& name, int level, const SolverOptions& options) {
     using clock = std::chrono::steady_clock;
     std::vector<clock::time_point> marks{clock::now()};
-    x.clear();
-    const SolveReport report = solver.solve(b, x, [&](const OuterStep&) { marks.push_back(clock::now()); });
+    const SolveReport report = host.solve(solver, [&](const OuterStep&) { marks.push_back(clock::now()); });
     marks.push_back(clock::now());
-    std::vector<double> fresh;
-    const double fresh_ms = solver.solve(b, fresh).solve_seconds * 1e3;
+    const double fresh_ms = host.fresh_solve_ms(solver);
     auto ms = [&](std::size_t i) { return std::chrono::duration<double, std::milli>(marks[i] - marks[i - 1]).count(); };
     std::string steps;
     char cell[32];
@@ -95,10 +134,10 @@ std::string timeline_row(Solver& solver, const std::vector<double>& b, std::vect
         steps += cell;
     }
     char row[768];
-    std::snprintf(row, sizeof row, "| %s | %d | %s | %s | %s | %.3f | %.3f | %s | %.3f | %.3f | %.3f | %.3f |\n", name.c_str(),
-                  level, to_string(options.precision).c_str(), to_string(options.smoother).c_str(),
-                  options.precision == Precision::mixed ? to_string(options.inner).c_str() : "-", report.upload_seconds * 1e3,
-                  ms(1), steps.c_str(), ms(marks.size() - 1), report.download_seconds * 1e3,
+    std::snprintf(row, sizeof row, "| %s | %d | %s | %s | %s | %s | %.3f | %.3f | %s | %.3f | %.3f | %.3f | %.3f |\n",
+                  name.c_str(), level, to_string(options.precision).c_str(), to_string(options.smoother).c_str(),
+                  options.precision == Precision::mixed ? to_string(options.inner).c_str() : "-", host.memory(),
+                  report.upload_seconds * 1e3, ms(1), steps.c_str(), ms(marks.size() - 1), report.download_seconds * 1e3,
                   std::chrono::duration<double, std::milli>(marks.back() - marks.front()).count(), fresh_ms);
     return row;
 }
@@ -109,7 +148,7 @@ int main(int argc, char** argv) {
     std::string cases = "U1,A2", levels = "8,9,10", configs = "cuda:mixed:adi:digits:2,cuda:double:adi", json_path,
                 timeline_path;
     int repeats = 5, coarse_level = SolverOptions{}.coarse_level;
-    std::string coarse_solver = to_string(SolverOptions{}.coarse_solver);
+    std::string coarse_solver = to_string(SolverOptions{}.coarse_solver), host_memory = "pinned";
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string key = argv[i], value = argv[i + 1];
         if (key == "--cases") cases = value;
@@ -120,19 +159,24 @@ int main(int argc, char** argv) {
         else if (key == "--timeline") timeline_path = value;
         else if (key == "--coarse-level") coarse_level = std::stoi(value);
         else if (key == "--coarse-solver") coarse_solver = value;
+        else if (key == "--host-memory") host_memory = value;
         else {
             std::fprintf(stderr, "solver_bench: unknown option %s\n", key.c_str());
             return 2;
         }
     }
+    if (host_memory != "pinned" && host_memory != "pageable") {
+        std::fprintf(stderr, "solver_bench: --host-memory %s: use pinned or pageable\n", host_memory.c_str());
+        return 2;
+    }
     try {
         std::string why;
         const bool have_gpu = cuda_available(&why);
-        std::printf("| case | L | N | backend | precision | smoother | inner | status | iterations | digits | time ms | "
-                    "work units | ms per unknown per digit (x1e6) | L2 error |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-        std::string json = "[\n", timeline = "| case | L | precision | smoother | inner | upload ms | start to step 1 ms | "
+        std::printf("| case | L | N | backend | host memory | precision | smoother | inner | status | iterations | digits | time ms | "
+                    "work units | ms per unknown per digit (x1e6) | L2 error |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        std::string json = "[\n", timeline = "| case | L | precision | smoother | inner | host memory | upload ms | start to step 1 ms | "
                                                  "outer steps 2.. ms | last step to end ms | download ms | total ms | "
-                                                 "total ms, fresh x |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+                                                 "total ms, fresh x |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
         for (const std::string& name : split(cases, ',')) {
             const CaseSpec spec = builtin_case(name);
             for (const std::string& level_text : split(levels, ',')) {
@@ -150,33 +194,32 @@ int main(int argc, char** argv) {
                     std::fprintf(stderr, "%s L=%d %s ...\n", name.c_str(), level, config.c_str());
                     Solver solver(options);
                     solver.setup(hierarchy);
-                    std::vector<double> x;
-                    SolveReport report = solver.solve(b, x);  // warm-up
+                    HostVectors host(b, host_memory == "pinned" && options.backend == BackendKind::cuda);
+                    SolveReport report = host.solve(solver);  // warm-up
                     const int runs = options.backend == BackendKind::cpu ? std::max(1, repeats / 2) : repeats;
                     std::vector<double> times;
                     for (int r = 0; r < runs; ++r) {
-                        x.clear();
-                        report = solver.solve(b, x);
+                        report = host.solve(solver);
                         times.push_back(report.solve_seconds * 1e3);
                     }
-                    if (!timeline_path.empty()) timeline += timeline_row(solver, b, x, name, level, options);
+                    const double error = relative_l2_error(mesh, problem, host.x());
+                    if (!timeline_path.empty()) timeline += timeline_row(solver, host, name, level, options);
                     std::sort(times.begin(), times.end());
                     const double ms = times[times.size() / 2];
-                    const double error = relative_l2_error(mesh, problem, x);
                     const double per_digit = ms / (static_cast<double>(mesh.nodes()) * report.digits_gained()) * 1e6;
                     const std::string inner = options.precision == Precision::mixed ? to_string(options.inner) : "-";
-                    std::printf("| %s | %d | %lld | %s | %s | %s | %s | %s | %s | %.2f | %.3f | %.1f | %.4f | %.7e |\n",
-                                name.c_str(), level, mesh.nodes(), to_string(options.backend).c_str(),
+                    std::printf("| %s | %d | %lld | %s | %s | %s | %s | %s | %s | %s | %.2f | %.3f | %.1f | %.4f | %.7e |\n",
+                                name.c_str(), level, mesh.nodes(), to_string(options.backend).c_str(), host.memory(),
                                 to_string(options.precision).c_str(), to_string(options.smoother).c_str(), inner.c_str(),
                                 to_string(report.status).c_str(), report.iterations().c_str(), report.digits_gained(), ms,
                                 unit_ms > 0 ? ms / unit_ms : 0.0, per_digit, error);
                     std::fflush(stdout);
                     char row[1024];
                     std::snprintf(row, sizeof row,
-                                  "  {\"case\": \"%s\", \"level\": %d, \"unknowns\": %lld, \"backend\": \"%s\", \"precision\": \"%s\", "
+                                  "  {\"case\": \"%s\", \"level\": %d, \"unknowns\": %lld, \"backend\": \"%s\", \"host_memory\": \"%s\", \"precision\": \"%s\", "
                                   "\"smoother\": \"%s\", \"inner\": \"%s\", \"status\": \"%s\", \"outer\": %d, \"inner_cycles\": %d, "
                                   "\"digits\": %.4f, \"ms\": %.6f, \"work_unit_ms\": %.6f, \"l2_error\": %.10e},\n",
-                                  name.c_str(), level, mesh.nodes(), to_string(options.backend).c_str(),
+                                  name.c_str(), level, mesh.nodes(), to_string(options.backend).c_str(), host.memory(),
                                   to_string(options.precision).c_str(), to_string(options.smoother).c_str(), inner.c_str(),
                                   to_string(report.status).c_str(), report.outer_iterations, report.inner_cycles,
                                   report.digits_gained(), ms, unit_ms, error);

@@ -247,6 +247,17 @@ TEST_CASE("GridMatrix: Dirichlet edge rows with a diagonal other than 1 are scal
     const double b_norm = std::sqrt(std::inner_product(b.begin(), b.end(), b.begin(), 0.0));
     CHECK(A.defect_norm(b, x) <= 1e-8 * b_norm);
     CHECK(relative_max_difference(x, direct_solve(A.bands(), A.solver_rhs(b))) < 1e-7);
+    // The Eigen and pointer forms scale the same rows (and leave the caller's b as it was).
+    const std::vector<double> b_before = b;
+    std::vector<double> x_pointer(b.size());
+    REQUIRE(solver.solve(b.data(), x_pointer.data(), InitialGuess::zero).ok());
+    CHECK(b == b_before);
+    const Eigen::VectorXd b_eigen = Eigen::Map<const Eigen::VectorXd>(b.data(), static_cast<Eigen::Index>(b.size()));
+    Eigen::VectorXd x_eigen;
+    REQUIRE(solver.solve(b_eigen, x_eigen).ok());
+    const std::vector<double> x_from_eigen(x_eigen.data(), x_eigen.data() + x_eigen.size());
+    CHECK(relative_max_difference(x_pointer, x) < 1e-10);
+    CHECK(relative_max_difference(x_from_eigen, x) < 1e-10);
 }
 
 TEST_CASE("GridMatrix rejects bad matrices, naming the row and entry", "[api][errors]") {

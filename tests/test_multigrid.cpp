@@ -10,12 +10,14 @@
 #include <adimg/eigen_interop.hpp>
 #include <adimg/error.hpp>
 #include <adimg/hierarchy.hpp>
+#include <adimg/pinned_memory.hpp>
 #include <adimg/solver.hpp>
 
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <string>
@@ -374,6 +376,41 @@ TEST_CASE("Solver: the first defect is b from a zero guess and b - A x0 from a g
     CHECK(from_x0.initial_defect == Approx(defect.norm()).epsilon(1e-12));
     // Each stops 8 digits below its own initial defect; measured 2.4e-6 apart.
     CHECK(adimg_test::relative_max_difference(x0, x) < 1e-5);
+}
+
+TEST_CASE("Solver: the pointer API on the caller's memory gives the vector API's solution", "[multigrid][api]") {
+    const CaseSpec spec = builtin_case("A2");
+    const TensorMesh mesh = spec.mesh(6);
+    const std::vector<double> b = assemble_load(mesh, {spec.x.length, spec.y.length});
+    Solver solver(cpu_options());
+    solver.setup(rediscretized_hierarchy(spec, 6, 5));
+    REQUIRE(solver.rows() == b.size());
+    std::vector<double> x;
+    const SolveReport by_vector = solver.solve(b, x);
+    // Page-locked memory where a GPU can give it, ordinary memory here: the same calls either way.
+    const pinned_vector<double> b_pinned(b.begin(), b.end());
+    pinned_vector<double> x_pinned(b.size(), std::numeric_limits<double>::quiet_NaN());  // a zero guess reads nothing
+    const SolveReport by_pointer = solver.solve(b_pinned.data(), x_pinned.data(), InitialGuess::zero);
+    REQUIRE(by_pointer.ok());
+    CHECK(by_pointer.iterations() == by_vector.iterations());
+    CHECK(by_pointer.initial_defect == by_vector.initial_defect);
+    const std::vector<double> x_from_pointer(x_pinned.begin(), x_pinned.end());
+    CHECK(adimg_test::relative_max_difference(x_from_pointer, x) < 1e-10);  // OpenMP sums may round differently
+
+    // A given guess is read, and the solution overwrites it in place.
+    std::vector<double> x0(b.size()), x0_vector;
+    for (std::size_t p = 0; p < x0.size(); ++p) x0[p] = std::sin(0.01 * static_cast<double>(p));
+    x0_vector = x0;
+    const SolveReport given = solver.solve(b.data(), x0.data(), InitialGuess::given);
+    const SolveReport given_vector = solver.solve(b, x0_vector);
+    CHECK(given.initial_defect == Approx(given_vector.initial_defect).epsilon(1e-14));
+    CHECK(given.initial_defect != Approx(by_vector.initial_defect).epsilon(1e-3));
+    CHECK(adimg_test::relative_max_difference(x0, x0_vector) < 1e-10);
+
+    CHECK_THROWS_AS(solver.solve(nullptr, x0.data(), InitialGuess::zero), input_error);
+    CHECK_THROWS_AS(solver.solve(b.data(), nullptr, InitialGuess::zero), input_error);
+    CHECK_THROWS_WITH(Solver(cpu_options()).solve(b.data(), x0.data(), InitialGuess::zero), Catch::Contains("setup()"));
+    CHECK_FALSE(is_pinned(b.data()));
 }
 
 TEST_CASE("Solver: setup once and solve many times, misuse is an input_error", "[multigrid][errors]") {

@@ -31,6 +31,7 @@
 #include <adimg/nine_bands.hpp>
 #include <adimg/options.hpp>
 #include <adimg/report.hpp>
+#include <adimg/pinned_memory.hpp>
 #include <adimg/solver.hpp>
 
 #include <Eigen/Core>
@@ -199,8 +200,11 @@ public:
     /// Solves A x = b, x the initial guess (resized and zeroed if its size is wrong). Throws
     /// input_error before setup() or if b has the wrong size.
     SolveReport solve(const std::vector<double>& b, std::vector<double>& x, const StepCallback& on_step = {});
-    /// The same for Eigen vectors (copied to and from std::vector).
+    /// The same for Eigen vectors, solved in place in x's storage.
     SolveReport solve(const Eigen::VectorXd& b, Eigen::VectorXd& x, const StepCallback& on_step = {});
+    /// The same on memory of your choosing: b and x hold the matrix's rows (see Solver::solve;
+    /// page-locked memory from adimg/pinned_memory.hpp travels to the device without staging).
+    SolveReport solve(const double* b, double* x, InitialGuess guess, const StepCallback& on_step = {});
 
     /// The underlying solver: backend(), device_name(), levels(), setup_seconds() of the backend
     /// setup, setup_count(), solve_count().
@@ -218,8 +222,12 @@ public:
     int finest_level() const { return finest_level_; }
 
 private:
+    /// b with its scaled rows divided by their diagonals, in `scaled_b_` (b itself if none is scaled).
+    const double* solver_rhs(const double* b);
+
     Solver solver_;
     std::vector<std::pair<std::size_t, double>> scaled_rows_;
+    pinned_vector<double> scaled_b_;  // kept for the next solve, in memory the device reads directly
     double hierarchy_seconds_ = 0.0;
     int coarse_level_ = 0, finest_level_ = 0;
 };

@@ -17,14 +17,26 @@ namespace adimg {
 /// Called after every outer step of a solve, e.g. to print progress.
 using StepCallback = std::function<void(const OuterStep&)>;
 
+/// Where a solve starts: from x = 0 (set on the device, nothing uploaded), or from the values
+/// that x holds.
+enum class InitialGuess { zero, given };
+
+/// Where a solve writes its solution. `make_room`, if set, is called once b is on the device
+/// and may start making room while the solve runs (Solver::solve for vectors sizes x on
+/// another thread); `get` is called when the iteration is done and returns room for the
+/// matrix's rows.
+struct SolutionDestination {
+    std::function<void()> make_room;
+    std::function<double*()> get;
+};
+
 /// What a backend implements: the generic solver instantiated for it (src/core/engine.hpp).
 class SolverEngine {
 public:
     virtual ~SolverEngine() = default;
     virtual void setup(const Hierarchy& hierarchy) = 0;
-    /// With `zero_guess` the initial x is zero and is set on the device instead of uploaded, and
-    /// x is sized for the solution while the solve runs.
-    virtual SolveReport solve(const std::vector<double>& b, std::vector<double>& x, bool zero_guess,
+    /// b and the initial guess (nullptr: zero) hold the matrix's rows.
+    virtual SolveReport solve(const double* b, const double* guess, const SolutionDestination& x,
                               const StepCallback& on_step) = 0;
     virtual std::vector<LevelInfo> levels() const = 0;
     virtual std::string device_name() const = 0;
@@ -63,6 +75,11 @@ public:
     /// Solves A x = b with x as the initial guess. If x is empty (or of another size) the guess
     /// is zero, and only b travels to the device.
     SolveReport solve(const std::vector<double>& b, std::vector<double>& x, const StepCallback& on_step = {});
+    /// The same on memory of the caller's choosing (a finite element toolkit's vectors, say):
+    /// b and x hold rows() values each; with InitialGuess::zero the values in x are not read.
+    /// In page-locked memory (adimg/pinned_memory.hpp) b and x travel to and from the device
+    /// without a staging copy on the host.
+    SolveReport solve(const double* b, double* x, InitialGuess guess, const StepCallback& on_step = {});
 
     const SolverOptions& options() const { return options_; }
     BackendKind backend() const { return backend_; }  ///< the backend in use (never automatic)
@@ -73,8 +90,13 @@ public:
     int setup_count() const { return setups_; }
     int solve_count() const { return solves_; }
     int allocation_count() const { return engine_->allocations(); }
+    std::size_t rows() const { return rows_; }  ///< unknowns of the finest level (0 before setup())
 
 private:
+    void check_setup() const;
+    template <class Solve>
+    SolveReport timed(Solve&& solve);  ///< runs solve(), sets solve_seconds and counts the solve
+
     SolverOptions options_;
     BackendKind backend_ = BackendKind::cpu;
     std::string notice_;

@@ -9,7 +9,6 @@
 #include "refinement.hpp"
 
 #include <chrono>
-#include <future>
 #include <optional>
 #include <utility>
 
@@ -55,18 +54,18 @@ public:
             outer_double_.emplace(be_, n);
     }
 
-    SolveReport solve(const std::vector<double>& b, std::vector<double>& x, bool zero_guess,
+    SolveReport solve(const double* b, const double* guess, const SolutionDestination& x,
                       const StepCallback& on_step) override {
         SolveReport report;
         switch (options_.precision) {
         case Precision::double_:
-            run(*outer_double_, mg_double_->finest_matrix(), *mg_double_, b, x, zero_guess, on_step, report, false);
+            run(*outer_double_, mg_double_->finest_matrix(), *mg_double_, b, guess, x, on_step, report, false);
             break;
         case Precision::single:
-            run(*outer_float_, mg_float_->finest_matrix(), *mg_float_, b, x, zero_guess, on_step, report, false);
+            run(*outer_float_, mg_float_->finest_matrix(), *mg_float_, b, guess, x, on_step, report, false);
             break;
         case Precision::mixed:
-            run(*outer_double_, *A_double_, *mg_float_, b, x, zero_guess, on_step, report, options_.fallback_to_double);
+            run(*outer_double_, *A_double_, *mg_float_, b, guess, x, on_step, report, options_.fallback_to_double);
             break;
         }
         return report;
@@ -134,29 +133,24 @@ private:
 
     template <class Outer, class Inner>
     void run(OuterVectors<Outer>& v, const typename Backend::template matrix<Outer>& A, Multigrid<Backend, Inner>& mg,
-             const std::vector<double>& b, std::vector<double>& x, bool zero_guess, const StepCallback& on_step,
+             const double* b, const double* guess, const SolutionDestination& x, const StepCallback& on_step,
              SolveReport& report, bool may_fall_back) {
         using clock = std::chrono::steady_clock;
         const auto start = clock::now();
-        be_.upload(b, v.b);
-        if (zero_guess)
-            be_.fill(v.x, Outer(0));
+        be_.upload(b, v.b.size(), v.b);
+        if (guess)
+            be_.upload(guess, v.x.size(), v.x);
         else
-            be_.upload(x, v.x);
+            be_.fill(v.x, Outer(0));
         report.upload_seconds = std::chrono::duration<double>(clock::now() - start).count();
-        // A zero guess leaves x to be sized for the solution. Growing a std::vector writes every
-        // entry, and in fresh memory each 4 KiB page also faults: measured 4 ms for the 8.4 MB of
-        // L=10 and 18 ms at L=11, as long as the solve itself. A second host thread does it while
-        // the solve runs (the device's, or the CPU backend's other cores).
-        std::future<void> sized;
-        if (zero_guess) sized = std::async(std::launch::async, [&x, n = b.size()] { x.resize(n); });
+        if (x.make_room) x.make_room();
         InnerMultigrid<Backend, Outer, Inner> inner(be_, mg, options_);
         auto inner_step = [&](auto&&... args) { return inner.correct(std::forward<decltype(args)>(args)...); };
         DoubleInner<Outer> fallback{this, may_fall_back};
-        refine<Backend, Outer>(be_, A, v.b, v.x, v.x_next, v.d, zero_guess, inner_step, fallback, options_, on_step, report);
-        if (sized.valid()) sized.get();
+        refine<Backend, Outer>(be_, A, v.b, v.x, v.x_next, v.d, !guess, inner_step, fallback, options_, on_step, report);
+        double* solution = x.get();
         const auto downloading = clock::now();
-        be_.download(v.x, x);
+        be_.download(v.x, solution);
         report.download_seconds = std::chrono::duration<double>(clock::now() - downloading).count();
     }
 

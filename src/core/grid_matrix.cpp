@@ -391,19 +391,32 @@ void GridSolver::setup(const GridMatrix& A) {
 }
 
 SolveReport GridSolver::solve(const std::vector<double>& b, std::vector<double>& x, const StepCallback& on_step) {
-    if (scaled_rows_.empty() || solver_.setup_count() == 0) return solver_.solve(b, x, on_step);
-    std::vector<double> scaled = b;
-    for (const auto& [p, a] : scaled_rows_)
-        if (p < scaled.size()) scaled[p] /= a;
-    return solver_.solve(scaled, x, on_step);
+    // A b of the wrong size goes to the solver unscaled, which says what is wrong with it.
+    if (scaled_rows_.empty() || b.size() != solver_.rows()) return solver_.solve(b, x, on_step);
+    const bool zero_guess = x.size() != b.size();
+    if (zero_guess) x.resize(b.size());
+    return solve(b.data(), x.data(), zero_guess ? InitialGuess::zero : InitialGuess::given, on_step);
 }
 
 SolveReport GridSolver::solve(const Eigen::VectorXd& b, Eigen::VectorXd& x, const StepCallback& on_step) {
-    const std::vector<double> bv(b.data(), b.data() + b.size());
-    std::vector<double> xv(x.data(), x.data() + x.size());
-    const SolveReport report = solve(bv, xv, on_step);
-    x = Eigen::Map<const Eigen::VectorXd>(xv.data(), static_cast<Eigen::Index>(xv.size()));
-    return report;
+    if (solver_.setup_count() > 0 && static_cast<std::size_t>(b.size()) != solver_.rows())
+        throw input_error("solve: the right-hand side has " + std::to_string(b.size()) + " entries, the matrix " +
+                          std::to_string(solver_.rows()) + " rows");
+    const bool zero_guess = x.size() != b.size();
+    if (zero_guess) x.resize(b.size());
+    return solve(b.data(), x.data(), zero_guess ? InitialGuess::zero : InitialGuess::given, on_step);
+}
+
+SolveReport GridSolver::solve(const double* b, double* x, InitialGuess guess, const StepCallback& on_step) {
+    return solver_.solve(solver_rhs(b), x, guess, on_step);
+}
+
+const double* GridSolver::solver_rhs(const double* b) {
+    if (scaled_rows_.empty() || !b) return b;
+    scaled_b_.assign(b, b + solver_.rows());
+    for (const auto& [p, a] : scaled_rows_)
+        if (p < scaled_b_.size()) scaled_b_[p] /= a;
+    return scaled_b_.data();
 }
 
 }  // namespace adimg

@@ -1,5 +1,6 @@
 // Built instead of src/cuda/ when no CUDA compiler was found.
 #include <adimg/error.hpp>
+#include <adimg/pinned_memory.hpp>
 #include <adimg/solver.hpp>
 
 namespace adimg {
@@ -13,5 +14,10 @@ std::unique_ptr<SolverEngine> make_cuda_engine(const SolverOptions&) {
     throw device_error("--backend cuda: this build of adimg has no CUDA backend; rebuild with nvcc on the PATH, "
                        "or use --backend cpu");
 }
+
+// Without CUDA there is no pinned memory: ordinary memory serves the same calls.
+void* allocate_pinned(std::size_t bytes) { return ::operator new(bytes); }
+void free_pinned(void* p) noexcept { ::operator delete(p); }
+bool is_pinned(const void*) noexcept { return false; }
 
 }  // namespace adimg

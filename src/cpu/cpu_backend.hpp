@@ -40,10 +40,19 @@ public:
     void update_values(const NineBands<double>& host, matrix<T>& A) {
         std::copy(host.values.begin(), host.values.end(), A.values.begin());
     }
+    /// n values from host memory into v (sized to n); the vector form for the hierarchy's arrays.
     template <class T>
-    void upload(const std::vector<double>& host, vector<T>& v) { v.assign(host.begin(), host.end()); }
+    void upload(const double* host, std::size_t n, vector<T>& v) { v.assign(host, host + n); }
     template <class T>
-    void download(const vector<T>& v, std::vector<double>& host) { host.assign(v.begin(), v.end()); }
+    void upload(const std::vector<double>& host, vector<T>& v) { upload(host.data(), host.size(), v); }
+    /// v into host memory that holds v.size() values.
+    template <class T>
+    void download(const vector<T>& v, double* host) { std::copy(v.begin(), v.end(), host); }
+    template <class T>
+    void download(const vector<T>& v, std::vector<double>& host) {
+        host.resize(v.size());
+        download(v, host.data());
+    }
     template <class T>
     static std::size_t bytes(const matrix<T>& A) { return A.values.size() * sizeof(T); }
     /// Bytes the backend holds besides the levels: the first step of jacobi_pair() (the line

@@ -7,6 +7,7 @@
 #include "kernels.cuh"
 
 #include <adimg/nine_bands.hpp>
+#include <adimg/pinned_memory.hpp>
 
 #include <algorithm>
 #include <array>
@@ -15,8 +16,10 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -79,20 +82,28 @@ public:
     /// (bench/PERFORMANCE.md). Defined for double to float, double to double and float to double.
     template <class S, class D>
     static void convert_on_host(const S* src, D* dst, std::size_t n, HostStores stores = HostStores::cached);
-    /// Host to device through pinned staging buffers, in chunks: the conversion of one chunk on
-    /// the host overlaps the transfer of the previous one.
+    /// Host to device: n values into v (of n entries). From page-locked memory (pinned_memory.hpp)
+    /// in one DMA when no conversion is needed; otherwise through pinned staging buffers, in
+    /// chunks, so that converting one chunk on the host overlaps the transfer of the previous one.
     template <class T>
-    void upload(const std::vector<double>& host, vector<T>& v) {
-        const std::size_t chunk = chunk_bytes(host.size() * sizeof(T)) / sizeof(T);
-        for (std::size_t first = 0, c = 0; first < host.size(); first += chunk, ++c) {
-            const std::size_t count = std::min(chunk, host.size() - first);
-            T* stage = reinterpret_cast<T*>(staging(c));
-            convert_on_host(host.data() + first, stage, count, HostStores::streaming);
-            ADIMG_CUDA_CHECK(cudaMemcpyAsync(v.data() + first, stage, count * sizeof(T), cudaMemcpyHostToDevice, stream_));
-            ADIMG_CUDA_CHECK(cudaEventRecord(staged_[c % 2], stream_));
+    void upload(const double* host, std::size_t n, vector<T>& v) {
+        check_transfer_size(n, v.size());
+        if (direct_transfer<T>(host)) {
+            ADIMG_CUDA_CHECK(cudaMemcpyAsync(v.data(), host, n * sizeof(T), cudaMemcpyHostToDevice, stream_));
+        } else {
+            const std::size_t chunk = chunk_bytes(n * sizeof(T)) / sizeof(T);
+            for (std::size_t first = 0, c = 0; first < n; first += chunk, ++c) {
+                const std::size_t count = std::min(chunk, n - first);
+                T* stage = reinterpret_cast<T*>(staging(c));
+                convert_on_host(host + first, stage, count, HostStores::streaming);
+                ADIMG_CUDA_CHECK(cudaMemcpyAsync(v.data() + first, stage, count * sizeof(T), cudaMemcpyHostToDevice, stream_));
+                ADIMG_CUDA_CHECK(cudaEventRecord(staged_[c % 2], stream_));
+            }
         }
         ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream_));
     }
+    template <class T>
+    void upload(const std::vector<double>& host, vector<T>& v) { upload(host.data(), host.size(), v); }
     /// The chunks of upload() and download(): about a quarter of the vector, at least 4 MiB and
     /// at most 16 MiB. Measured on the H200 (b up and x down, double; bench/PERFORMANCE.md, run
     /// at ac8c0c5): at L=12 (134 MB each way) 4 MiB chunks took 11.4 ms, 16 MiB 6.2 ms, 64 MiB
@@ -105,10 +116,15 @@ public:
     /// Benchmark knob: a fixed chunk size of at least 8 bytes (the staging buffers grow to it),
     /// or none for the rule above.
     void force_transfer_chunk_bytes(std::optional<std::size_t> bytes);
-    /// Device to host through the pinned staging buffers, chunk by chunk.
+    /// Device to host: v into host memory that holds v.size() values. Into page-locked memory
+    /// in one DMA when no conversion is needed; otherwise through the staging buffers, chunk by chunk.
     template <class T>
-    void download(const vector<T>& v, std::vector<double>& host) {
-        host.resize(v.size());
+    void download(const vector<T>& v, double* host) {
+        if (direct_transfer<T>(host)) {
+            ADIMG_CUDA_CHECK(cudaMemcpyAsync(host, v.data(), v.size() * sizeof(T), cudaMemcpyDeviceToHost, stream_));
+            ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream_));
+            return;
+        }
         const std::size_t chunk = chunk_bytes(v.size() * sizeof(T)) / sizeof(T), chunks = (v.size() + chunk - 1) / chunk;
         auto enqueue = [&](std::size_t c) {
             const std::size_t first = c * chunk, count = std::min(chunk, v.size() - first);
@@ -120,9 +136,16 @@ public:
             ADIMG_CUDA_CHECK(cudaEventSynchronize(staged_[c % 2]));
             if (c + 1 < chunks) enqueue(c + 1);
             const std::size_t first = c * chunk, count = std::min(chunk, v.size() - first);
-            convert_on_host(reinterpret_cast<const T*>(staging_[c % 2]), host.data() + first, count);
+            convert_on_host(reinterpret_cast<const T*>(staging_[c % 2]), host + first, count);
         }
     }
+    template <class T>
+    void download(const vector<T>& v, std::vector<double>& host) {
+        host.resize(v.size());
+        download(v, host.data());
+    }
+    /// Benchmark knob: staging even from page-locked memory (to compare the two paths).
+    void force_staged_transfers(bool staged) { force_staged_ = staged; }
     /// Device bytes of a level's matrix: the bands, and their transposed copy once a y-sweep made it.
     template <class T>
     static std::size_t bytes(const matrix<T>& A) { return (A.values.size() + A.transposed.size()) * sizeof(T); }
@@ -553,6 +576,16 @@ private:
     }
     /// Brings result_ to the host: the one synchronisation of a reduction.
     double read_result();
+    /// A transfer that the DMA engines can do straight from or into the caller's memory: the
+    /// device holds the same type (double) and the memory is page-locked.
+    template <class T>
+    bool direct_transfer(const void* host) const {
+        return std::is_same_v<T, double> && !force_staged_ && is_pinned(host);
+    }
+    static void check_transfer_size(std::size_t n, std::size_t room) {
+        if (n > room)
+            throw std::logic_error("upload of " + std::to_string(n) + " values into a device vector of " + std::to_string(room));
+    }
     /// Staging buffer c % 2, once the transfer that last used it has finished.
     char* staging(std::size_t c) {
         ADIMG_CUDA_CHECK(cudaEventSynchronize(staged_[c % 2]));
@@ -570,6 +603,7 @@ private:
     static constexpr std::size_t min_chunk_bytes = std::size_t(4) << 20, max_chunk_bytes = std::size_t(16) << 20;
     std::size_t staging_bytes_ = max_chunk_bytes;  // each of the two pinned buffers
     std::optional<std::size_t> forced_chunk_bytes_;
+    bool force_staged_ = false;
     char* staging_[2] = {nullptr, nullptr};  // pinned
     cudaEvent_t staged_[2] = {nullptr, nullptr};
 

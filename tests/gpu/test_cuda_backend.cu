@@ -10,6 +10,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -337,6 +338,32 @@ TEST_CASE("transfers in chunks of any size round-trip exactly; a chunk smaller t
         CHECK(back_float == as_double(as<float>(h)));
     }
     CHECK_THROWS_WITH(gpu().force_transfer_chunk_bytes(0), Catch::Contains("at least 8"));
+}
+
+TEST_CASE("transfers from and into pinned memory: one DMA for double, staged for float, same values either way", "[gpu]") {
+    std::mt19937 rng(17);
+    const std::vector<double> h = random_vector(100003, rng);
+    const pinned_vector<double> source(h.begin(), h.end());
+    REQUIRE(is_pinned(source.data()));
+    CHECK_FALSE(is_pinned(h.data()));
+    struct RestoreStaging {  // the backend is shared by all tests
+        ~RestoreStaging() { gpu().force_staged_transfers(false); }
+    } restore;
+    for (const bool staged : {false, true}) {
+        INFO((staged ? "staged (forced)" : "direct"));
+        gpu().force_staged_transfers(staged);
+        DeviceVector<double> d(h.size());
+        DeviceVector<float> f(h.size());
+        pinned_vector<double> back(h.size(), std::numeric_limits<double>::quiet_NaN()),
+            back_float(h.size(), std::numeric_limits<double>::quiet_NaN());
+        gpu().upload(source.data(), source.size(), d);
+        gpu().download(d, back.data());
+        CHECK(std::equal(back.begin(), back.end(), h.begin()));
+        gpu().upload(source.data(), source.size(), f);
+        gpu().download(f, back_float.data());
+        const std::vector<double> rounded = as_double(as<float>(h));
+        CHECK(std::equal(back_float.begin(), back_float.end(), rounded.begin()));
+    }
 }
 
 TEMPLATE_TEST_CASE("CUDA cyclic reduction agrees with Thomas for lengths 3, 5, 9, ... up to the shared-memory maximum",
