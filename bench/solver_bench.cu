@@ -9,7 +9,8 @@
 // live on the host (default pinned, as the command-line tool keeps them; pageable is a
 // std::vector, staged through the backend's pinned buffers).
 //
-// A config is backend:precision:smoother[:inner], e.g. cpu:double:adi or cuda:mixed:adi:cycles:1.
+// A config is backend:precision:smoother[:inner][@pre+post], e.g. cpu:double:adi,
+// cuda:mixed:adi:cycles:1 or cuda:mixed:jacobi:cycles:2@2+2 (smoothing steps other than 4+4).
 // Times are medians over --repeats solves after one warm-up solve, and include the transfer of
 // the right-hand side and the solution (the paper's convention).
 //
@@ -49,10 +50,20 @@ std::vector<std::string> split(const std::string& text, char sep) {
     return out;
 }
 
-SolverOptions parse_config(const std::string& text) {
+SolverOptions parse_config(const std::string& config) {
+    // "...@2+3": 2 pre- and 3 post-smoothing steps instead of the defaults.
+    const std::size_t at = config.find('@');
+    const std::string text = config.substr(0, at);
     const std::vector<std::string> parts = split(text, ':');
-    if (parts.size() < 3) throw input_error("config '" + text + "': use backend:precision:smoother[:inner], e.g. cuda:mixed:adi:digits:2");
+    if (parts.size() < 3)
+        throw input_error("config '" + config + "': use backend:precision:smoother[:inner][@pre+post], e.g. cuda:mixed:adi:digits:2");
     SolverOptions o;
+    if (at != std::string::npos) {
+        const std::vector<std::string> steps = split(config.substr(at + 1), '+');
+        if (steps.size() != 2) throw input_error("config '" + config + "': give the smoothing steps as @pre+post, e.g. @2+2");
+        o.pre_smooth = std::stoi(steps[0]);
+        o.post_smooth = std::stoi(steps[1]);
+    }
     o.backend = parse_backend(parts[0]);
     o.precision = parse_precision(parts[1]);
     o.smoother = parse_smoother(parts[2]);
@@ -60,6 +71,13 @@ SolverOptions parse_config(const std::string& text) {
     if (o.smoother == Smoother::jacobi && o.precision != Precision::mixed) o.max_iterations = 2000;
     validate(o);
     return o;
+}
+
+/// The smoother, with its steps where they are not the defaults ("jacobi 2+2").
+std::string smoother_label(const SolverOptions& o) {
+    const SolverOptions defaults;
+    if (o.pre_smooth == defaults.pre_smooth && o.post_smooth == defaults.post_smooth) return to_string(o.smoother);
+    return to_string(o.smoother) + " " + std::to_string(o.pre_smooth) + "+" + std::to_string(o.post_smooth);
 }
 
 /// Milliseconds of one double defect b - A x on the finest level, on the GPU.
@@ -135,7 +153,7 @@ std::string timeline_row(Solver& solver, HostVectors& host, const std::string& n
     }
     char row[768];
     std::snprintf(row, sizeof row, "| %s | %d | %s | %s | %s | %s | %.3f | %.3f | %s | %.3f | %.3f | %.3f | %.3f |\n",
-                  name.c_str(), level, to_string(options.precision).c_str(), to_string(options.smoother).c_str(),
+                  name.c_str(), level, to_string(options.precision).c_str(), smoother_label(options).c_str(),
                   options.precision == Precision::mixed ? to_string(options.inner).c_str() : "-", host.memory(),
                   report.upload_seconds * 1e3, ms(1), steps.c_str(), ms(marks.size() - 1), report.download_seconds * 1e3,
                   std::chrono::duration<double, std::milli>(marks.back() - marks.front()).count(), fresh_ms);
@@ -210,7 +228,7 @@ int main(int argc, char** argv) {
                     const std::string inner = options.precision == Precision::mixed ? to_string(options.inner) : "-";
                     std::printf("| %s | %d | %lld | %s | %s | %s | %s | %s | %s | %s | %.2f | %.3f | %.1f | %.4f | %.7e |\n",
                                 name.c_str(), level, mesh.nodes(), to_string(options.backend).c_str(), host.memory(),
-                                to_string(options.precision).c_str(), to_string(options.smoother).c_str(), inner.c_str(),
+                                to_string(options.precision).c_str(), smoother_label(options).c_str(), inner.c_str(),
                                 to_string(report.status).c_str(), report.iterations().c_str(), report.digits_gained(), ms,
                                 unit_ms > 0 ? ms / unit_ms : 0.0, per_digit, error);
                     std::fflush(stdout);
@@ -218,11 +236,12 @@ int main(int argc, char** argv) {
                     std::snprintf(row, sizeof row,
                                   "  {\"case\": \"%s\", \"level\": %d, \"unknowns\": %lld, \"backend\": \"%s\", \"host_memory\": \"%s\", \"precision\": \"%s\", "
                                   "\"smoother\": \"%s\", \"inner\": \"%s\", \"status\": \"%s\", \"outer\": %d, \"inner_cycles\": %d, "
-                                  "\"digits\": %.4f, \"ms\": %.6f, \"work_unit_ms\": %.6f, \"l2_error\": %.10e},\n",
+                                  "\"pre_smooth\": %d, \"post_smooth\": %d, \"digits\": %.4f, \"ms\": %.6f, \"work_unit_ms\": %.6f, "
+                                  "\"l2_error\": %.10e},\n",
                                   name.c_str(), level, mesh.nodes(), to_string(options.backend).c_str(), host.memory(),
-                                  to_string(options.precision).c_str(), to_string(options.smoother).c_str(), inner.c_str(),
+                                  to_string(options.precision).c_str(), smoother_label(options).c_str(), inner.c_str(),
                                   to_string(report.status).c_str(), report.outer_iterations, report.inner_cycles,
-                                  report.digits_gained(), ms, unit_ms, error);
+                                  options.pre_smooth, options.post_smooth, report.digits_gained(), ms, unit_ms, error);
                     json += row;
                 }
             }
