@@ -4,9 +4,9 @@
 ///
 /// A GPU solve moves b to the device and x back. From ordinary (pageable) memory every byte
 /// first goes through a pinned staging buffer on the host; from pinned memory the device's DMA
-/// engines read and write it directly, at the full rate of the bus. On the H200 that is
-/// 0.32 ms instead of 0.53 ms for b and x at L=10, and 4.9 ms instead of 6.2–7.4 ms at L=12
-/// (bench/PERFORMANCE.md, "b and x in pinned memory"). Without a GPU (or without CUDA in this
+/// engines read and write it directly, at the full rate of the bus. On the H200 b and x took
+/// 0.32 ms instead of 0.53 ms at L=10, and 4.9 ms instead of 6.8 ms at L=12 (bench/PERFORMANCE.md,
+/// "b and x in pinned memory"). Without a GPU (or without CUDA in this
 /// build) the same calls hand out ordinary memory, so code written against them runs anywhere.
 ///
 ///     adimg::pinned_vector<double> b(n), x(n);
