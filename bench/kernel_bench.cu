@@ -129,7 +129,8 @@ std::vector<Timing> measure(CudaBackend& be, const NineBands<double>& A_host, co
     // caller's b and x live there: one DMA each way for double, the staging pipeline for float.
     {
         pinned_vector<double> pinned_host(n, 1.0);
-        time("upload + download (host double, pinned)", 2, [&] {
+        time(sizeof(T) == 8 ? "upload + download (host double, pinned): one DMA each"
+                            : "upload + download (host double, pinned): staged, converted to float", 2, [&] {
             be.upload(pinned_host.data(), n, b);
             be.download(b, pinned_host.data());
         });

@@ -61,8 +61,18 @@ SolverOptions parse_config(const std::string& config) {
     if (at != std::string::npos) {
         const std::vector<std::string> steps = split(config.substr(at + 1), '+');
         if (steps.size() != 2) throw input_error("config '" + config + "': give the smoothing steps as @pre+post, e.g. @2+2");
-        o.pre_smooth = std::stoi(steps[0]);
-        o.post_smooth = std::stoi(steps[1]);
+        auto count = [&](const std::string& t) {
+            std::size_t used = 0;
+            int value = -1;
+            try {
+                value = std::stoi(t, &used);
+            } catch (const std::exception&) {
+            }
+            if (used != t.size() || value < 0) throw input_error("config '" + config + "': '" + t + "' is not a number of smoothing steps");
+            return value;
+        };
+        o.pre_smooth = count(steps[0]);
+        o.post_smooth = count(steps[1]);
     }
     o.backend = parse_backend(parts[0]);
     o.precision = parse_precision(parts[1]);
@@ -239,7 +249,7 @@ int main(int argc, char** argv) {
                                   "\"pre_smooth\": %d, \"post_smooth\": %d, \"digits\": %.4f, \"ms\": %.6f, \"work_unit_ms\": %.6f, "
                                   "\"l2_error\": %.10e},\n",
                                   name.c_str(), level, mesh.nodes(), to_string(options.backend).c_str(), host.memory(),
-                                  to_string(options.precision).c_str(), smoother_label(options).c_str(), inner.c_str(),
+                                  to_string(options.precision).c_str(), to_string(options.smoother).c_str(), inner.c_str(),
                                   to_string(report.status).c_str(), report.outer_iterations, report.inner_cycles,
                                   options.pre_smooth, options.post_smooth, report.digits_gained(), ms, unit_ms, error);
                     json += row;

@@ -258,6 +258,12 @@ TEST_CASE("GridMatrix: Dirichlet edge rows with a diagonal other than 1 are scal
     const std::vector<double> x_from_eigen(x_eigen.data(), x_eigen.data() + x_eigen.size());
     CHECK(relative_max_difference(x_pointer, x) < 1e-10);
     CHECK(relative_max_difference(x_from_eigen, x) < 1e-10);
+    // A given guess is read: from half the solution the defect is half of b's.
+    for (double& value : x_pointer) value *= 0.5;
+    const SolveReport again = solver.solve(b.data(), x_pointer.data(), InitialGuess::given);
+    REQUIRE(again.ok());
+    CHECK(again.initial_defect == Approx(0.5 * r.initial_defect).epsilon(1e-6));
+    CHECK(relative_max_difference(x_pointer, x) < 1e-7);
 }
 
 TEST_CASE("GridMatrix rejects bad matrices, naming the row and entry", "[api][errors]") {

@@ -407,10 +407,20 @@ TEST_CASE("Solver: the pointer API on the caller's memory gives the vector API's
     CHECK(given.initial_defect != Approx(by_vector.initial_defect).epsilon(1e-3));
     CHECK(adimg_test::relative_max_difference(x0, x0_vector) < 1e-10);
 
+    // b and x the same array: b is read before the solution overwrites it.
+    std::vector<double> in_place = b;
+    REQUIRE(solver.solve(in_place.data(), in_place.data(), InitialGuess::zero).ok());
+    CHECK(adimg_test::relative_max_difference(in_place, x) < 1e-10);
+
     CHECK_THROWS_AS(solver.solve(nullptr, x0.data(), InitialGuess::zero), input_error);
     CHECK_THROWS_AS(solver.solve(b.data(), nullptr, InitialGuess::zero), input_error);
     CHECK_THROWS_WITH(Solver(cpu_options()).solve(b.data(), x0.data(), InitialGuess::zero), Catch::Contains("setup()"));
     CHECK_FALSE(is_pinned(b.data()));
+    CHECK_FALSE(is_pinned(nullptr));
+    free_pinned(nullptr);  // ignored
+    pinned_vector<double> empty;
+    empty.shrink_to_fit();
+    CHECK(empty.empty());
 }
 
 TEST_CASE("Solver: setup once and solve many times, misuse is an input_error", "[multigrid][errors]") {

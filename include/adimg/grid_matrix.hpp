@@ -204,6 +204,7 @@ public:
     SolveReport solve(const Eigen::VectorXd& b, Eigen::VectorXd& x, const StepCallback& on_step = {});
     /// The same on memory of your choosing: b and x hold the matrix's rows (see Solver::solve;
     /// page-locked memory from adimg/pinned_memory.hpp travels to the device without staging).
+    /// With scaled edge rows, b is first copied (and those rows scaled) on the host.
     SolveReport solve(const double* b, double* x, InitialGuess guess, const StepCallback& on_step = {});
 
     /// The underlying solver: backend(), device_name(), levels(), setup_seconds() of the backend
@@ -222,12 +223,17 @@ public:
     int finest_level() const { return finest_level_; }
 
 private:
-    /// b with its scaled rows divided by their diagonals, in `scaled_b_` (b itself if none is scaled).
+    /// b with its scaled rows divided by their diagonals, in a buffer of this solver (b itself if
+    /// no row is scaled).
     const double* solver_rhs(const double* b);
+    void scale_rows(double* b) const;  ///< b_p /= a_p on the scaled rows, in place
 
     Solver solver_;
     std::vector<std::pair<std::size_t, double>> scaled_rows_;
-    pinned_vector<double> scaled_b_;  // kept for the next solve, in memory the device reads directly
+    // The scaled b, kept for the next solve: in pinned memory for the GPU, which reads it directly,
+    // and in ordinary memory for the CPU (pinned memory would start the CUDA runtime for nothing).
+    pinned_vector<double> scaled_b_pinned_;
+    std::vector<double> scaled_b_;
     double hierarchy_seconds_ = 0.0;
     int coarse_level_ = 0, finest_level_ = 0;
 };

@@ -6,15 +6,19 @@
 /// first goes through a pinned staging buffer on the host; from pinned memory the device's DMA
 /// engines read and write it directly, at the full rate of the bus. On the H200 b and x took
 /// 0.32 ms instead of 0.53 ms at L=10, and 4.9 ms instead of 6.8 ms at L=12 (bench/PERFORMANCE.md,
-/// "b and x in pinned memory"). Without a GPU (or without CUDA in this
-/// build) the same calls hand out ordinary memory, so code written against them runs anywhere.
+/// "b and x in pinned memory"). The direct path serves the double and mixed precisions, whose
+/// outer loop keeps b and x in double on the device; single precision converts them to float on
+/// the host, through the staging buffers, wherever they live.
 ///
 ///     adimg::pinned_vector<double> b(n), x(n);
 ///     ... fill b ...
 ///     solver.solve(b.data(), x.data(), adimg::InitialGuess::zero);
 ///
-/// Memory from cudaHostAlloc or cudaHostRegister elsewhere in your program is pinned as well:
-/// the solver recognises it and takes the direct path.
+/// Where pinned memory cannot be had (no GPU, no CUDA in this build, or the system's limit on
+/// page-locked memory reached) the same calls hand out ordinary memory, so code written against
+/// them runs anywhere, only with staged transfers; is_pinned() tells which you got. The first
+/// allocation starts the CUDA runtime. Memory from cudaHostAlloc or cudaHostRegister elsewhere
+/// in your program is pinned as well: the solver recognises it and takes the direct path.
 
 #include <cstddef>
 #include <new>
@@ -22,8 +26,8 @@
 
 namespace adimg {
 
-/// `bytes` of page-locked host memory, or of ordinary memory when no GPU can be used. Throws
-/// std::bad_alloc when neither can be had. Release with free_pinned().
+/// `bytes` of page-locked host memory, or of ordinary memory when that cannot be had (see above).
+/// Throws std::bad_alloc when neither can be had. Release with free_pinned().
 void* allocate_pinned(std::size_t bytes);
 /// Releases memory from allocate_pinned() (either kind); nullptr is ignored.
 void free_pinned(void* p) noexcept;
@@ -33,6 +37,8 @@ bool is_pinned(const void* p) noexcept;
 /// A standard allocator over allocate_pinned(), for containers of b and x.
 template <class T>
 struct PinnedAllocator {
+    static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__,
+                  "PinnedAllocator: the ordinary-memory fallback (operator new) aligns no further");
     using value_type = T;
     PinnedAllocator() = default;
     template <class U>

@@ -78,7 +78,8 @@ public:
     /// The same on memory of the caller's choosing (a finite element toolkit's vectors, say):
     /// b and x hold rows() values each; with InitialGuess::zero the values in x are not read.
     /// In page-locked memory (adimg/pinned_memory.hpp) b and x travel to and from the device
-    /// without a staging copy on the host.
+    /// without a staging copy on the host (double and mixed precision; single precision converts
+    /// them on the host). b and x may be the same array: b is read before x is written.
     SolveReport solve(const double* b, double* x, InitialGuess guess, const StepCallback& on_step = {});
 
     const SolverOptions& options() const { return options_; }

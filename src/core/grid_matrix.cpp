@@ -391,15 +391,17 @@ void GridSolver::setup(const GridMatrix& A) {
 }
 
 SolveReport GridSolver::solve(const std::vector<double>& b, std::vector<double>& x, const StepCallback& on_step) {
-    // A b of the wrong size goes to the solver unscaled, which says what is wrong with it.
+    // A b of the wrong size goes to the solver unscaled, which says what is wrong with it. The
+    // vector form of Solver::solve sizes x while the solve runs.
     if (scaled_rows_.empty() || b.size() != solver_.rows()) return solver_.solve(b, x, on_step);
-    const bool zero_guess = x.size() != b.size();
-    if (zero_guess) x.resize(b.size());
-    return solve(b.data(), x.data(), zero_guess ? InitialGuess::zero : InitialGuess::given, on_step);
+    std::vector<double> scaled = b;
+    scale_rows(scaled.data());
+    return solver_.solve(scaled, x, on_step);
 }
 
 SolveReport GridSolver::solve(const Eigen::VectorXd& b, Eigen::VectorXd& x, const StepCallback& on_step) {
-    if (solver_.setup_count() > 0 && static_cast<std::size_t>(b.size()) != solver_.rows())
+    if (solver_.setup_count() == 0) throw input_error("solve: call setup() with the matrix before solve()");
+    if (static_cast<std::size_t>(b.size()) != solver_.rows())
         throw input_error("solve: the right-hand side has " + std::to_string(b.size()) + " entries, the matrix " +
                           std::to_string(solver_.rows()) + " rows");
     const bool zero_guess = x.size() != b.size();
@@ -413,10 +415,21 @@ SolveReport GridSolver::solve(const double* b, double* x, InitialGuess guess, co
 
 const double* GridSolver::solver_rhs(const double* b) {
     if (scaled_rows_.empty() || !b) return b;
-    scaled_b_.assign(b, b + solver_.rows());
+    double* scaled = nullptr;
+    if (solver_.backend() == BackendKind::cuda) {
+        scaled_b_pinned_.assign(b, b + solver_.rows());
+        scaled = scaled_b_pinned_.data();
+    } else {
+        scaled_b_.assign(b, b + solver_.rows());
+        scaled = scaled_b_.data();
+    }
+    scale_rows(scaled);
+    return scaled;
+}
+
+void GridSolver::scale_rows(double* b) const {
     for (const auto& [p, a] : scaled_rows_)
-        if (p < scaled_b_.size()) scaled_b_[p] /= a;
-    return scaled_b_.data();
+        if (p < solver_.rows()) b[p] /= a;
 }
 
 }  // namespace adimg

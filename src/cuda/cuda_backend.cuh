@@ -82,13 +82,14 @@ public:
     /// (bench/PERFORMANCE.md). Defined for double to float, double to double and float to double.
     template <class S, class D>
     static void convert_on_host(const S* src, D* dst, std::size_t n, HostStores stores = HostStores::cached);
-    /// Host to device: n values into v (of n entries). From page-locked memory (pinned_memory.hpp)
+    /// Host to device: n values into v (of exactly n entries). From page-locked memory (pinned_memory.hpp)
     /// in one DMA when no conversion is needed; otherwise through pinned staging buffers, in
     /// chunks, so that converting one chunk on the host overlaps the transfer of the previous one.
     template <class T>
     void upload(const double* host, std::size_t n, vector<T>& v) {
         check_transfer_size(n, v.size());
-        if (direct_transfer<T>(host)) {
+        last_transfer_direct_ = direct_transfer<T>(host);
+        if (last_transfer_direct_) {
             ADIMG_CUDA_CHECK(cudaMemcpyAsync(v.data(), host, n * sizeof(T), cudaMemcpyHostToDevice, stream_));
         } else {
             const std::size_t chunk = chunk_bytes(n * sizeof(T)) / sizeof(T);
@@ -120,7 +121,8 @@ public:
     /// in one DMA when no conversion is needed; otherwise through the staging buffers, chunk by chunk.
     template <class T>
     void download(const vector<T>& v, double* host) {
-        if (direct_transfer<T>(host)) {
+        last_transfer_direct_ = direct_transfer<T>(host);
+        if (last_transfer_direct_) {
             ADIMG_CUDA_CHECK(cudaMemcpyAsync(host, v.data(), v.size() * sizeof(T), cudaMemcpyDeviceToHost, stream_));
             ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream_));
             return;
@@ -146,6 +148,8 @@ public:
     }
     /// Benchmark knob: staging even from page-locked memory (to compare the two paths).
     void force_staged_transfers(bool staged) { force_staged_ = staged; }
+    /// Whether the last upload() or download() was one DMA from or into the caller's memory.
+    bool last_transfer_direct() const { return last_transfer_direct_; }
     /// Device bytes of a level's matrix: the bands, and their transposed copy once a y-sweep made it.
     template <class T>
     static std::size_t bytes(const matrix<T>& A) { return (A.values.size() + A.transposed.size()) * sizeof(T); }
@@ -583,7 +587,7 @@ private:
         return std::is_same_v<T, double> && !force_staged_ && is_pinned(host);
     }
     static void check_transfer_size(std::size_t n, std::size_t room) {
-        if (n > room)
+        if (n != room)
             throw std::logic_error("upload of " + std::to_string(n) + " values into a device vector of " + std::to_string(room));
     }
     /// Staging buffer c % 2, once the transfer that last used it has finished.
@@ -604,6 +608,7 @@ private:
     std::size_t staging_bytes_ = max_chunk_bytes;  // each of the two pinned buffers
     std::optional<std::size_t> forced_chunk_bytes_;
     bool force_staged_ = false;
+    bool last_transfer_direct_ = false;
     char* staging_[2] = {nullptr, nullptr};  // pinned
     cudaEvent_t staged_[2] = {nullptr, nullptr};
 

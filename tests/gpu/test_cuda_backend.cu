@@ -357,13 +357,21 @@ TEST_CASE("transfers from and into pinned memory: one DMA for double, staged for
         pinned_vector<double> back(h.size(), std::numeric_limits<double>::quiet_NaN()),
             back_float(h.size(), std::numeric_limits<double>::quiet_NaN());
         gpu().upload(source.data(), source.size(), d);
+        CHECK(gpu().last_transfer_direct() == !staged);
         gpu().download(d, back.data());
+        CHECK(gpu().last_transfer_direct() == !staged);
         CHECK(std::equal(back.begin(), back.end(), h.begin()));
+        gpu().upload(h.data(), h.size(), d);  // pageable memory: always staged
+        CHECK_FALSE(gpu().last_transfer_direct());
         gpu().upload(source.data(), source.size(), f);
+        CHECK_FALSE(gpu().last_transfer_direct());  // float on the device: converted on the host
         gpu().download(f, back_float.data());
+        CHECK_FALSE(gpu().last_transfer_direct());
         const std::vector<double> rounded = as_double(as<float>(h));
         CHECK(std::equal(back_float.begin(), back_float.end(), rounded.begin()));
     }
+    DeviceVector<double> wrong(h.size() + 1);
+    CHECK_THROWS_AS(gpu().upload(source.data(), source.size(), wrong), std::logic_error);
 }
 
 TEMPLATE_TEST_CASE("CUDA cyclic reduction agrees with Thomas for lengths 3, 5, 9, ... up to the shared-memory maximum",
