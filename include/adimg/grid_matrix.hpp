@@ -226,7 +226,6 @@ private:
     /// b with its scaled rows divided by their diagonals, in a buffer of this solver (b itself if
     /// no row is scaled).
     const double* solver_rhs(const double* b);
-    void scale_rows(double* b) const;  ///< b_p /= a_p on the scaled rows, in place
 
     Solver solver_;
     std::vector<std::pair<std::size_t, double>> scaled_rows_;

@@ -319,12 +319,21 @@ void GridMatrix::check_and_scale(const MatrixChecks& checks) {
         }
 }
 
+namespace {
+
+/// b_p /= a_p for the edge rows scaled to the identity (GridMatrix::scaled_rows()), in place.
+void divide_scaled_rows(const std::vector<std::pair<std::size_t, double>>& scaled_rows, double* b) {
+    for (const auto& [p, a] : scaled_rows) b[p] /= a;
+}
+
+}  // namespace
+
 std::vector<double> GridMatrix::solver_rhs(const std::vector<double>& b) const {
     if (b.size() != grid_.nodes())
         throw input_error("right-hand side: " + std::to_string(b.size()) + " entries, but the matrix has " +
                           std::to_string(grid_.nodes()) + " rows");
     std::vector<double> out = b;
-    for (const auto& [p, a] : scaled_rows_) out[p] /= a;
+    divide_scaled_rows(scaled_rows_, out.data());
     return out;
 }
 
@@ -395,7 +404,7 @@ SolveReport GridSolver::solve(const std::vector<double>& b, std::vector<double>&
     // vector form of Solver::solve sizes x while the solve runs.
     if (scaled_rows_.empty() || b.size() != solver_.rows()) return solver_.solve(b, x, on_step);
     std::vector<double> scaled = b;
-    scale_rows(scaled.data());
+    divide_scaled_rows(scaled_rows_, scaled.data());
     return solver_.solve(scaled, x, on_step);
 }
 
@@ -423,13 +432,8 @@ const double* GridSolver::solver_rhs(const double* b) {
         scaled_b_.assign(b, b + solver_.rows());
         scaled = scaled_b_.data();
     }
-    scale_rows(scaled);
+    divide_scaled_rows(scaled_rows_, scaled);
     return scaled;
-}
-
-void GridSolver::scale_rows(double* b) const {
-    for (const auto& [p, a] : scaled_rows_)
-        if (p < solver_.rows()) b[p] /= a;
 }
 
 }  // namespace adimg
