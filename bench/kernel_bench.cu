@@ -99,6 +99,19 @@ std::vector<Timing> measure(CudaBackend& be, const NineBands<double>& A_host, co
         }
         be.line_tuning = {};
     }
+    // Lines by the partition method, 32 to 256 chunks (one thread each) per line; y-lines as
+    // x-lines of the transposed grid where the grid is transposed (the rows above: cyclic reduction).
+    if (mx > warp_line_max) {
+        be.line_tuning.partitioned_from = 0;
+        for (int chunks : {32, 64, 128, 256}) {
+            be.line_tuning.partition_chunks = chunks;
+            for (Direction d : {Direction::x, Direction::y})
+                time(std::string("line_relax ") + (d == Direction::x ? "x" : "y") + "-lines, partitioned, " +
+                         std::to_string(chunks) + " chunks per line",
+                     12, [&] { be.line_relax(A, b, x, y, d, T(0.7)); });
+        }
+        be.line_tuning = {};
+    }
     // Lines short enough for one warp each, against the cyclic reduction on the same lines.
     if (std::max(mx, my) <= warp_line_max) {
         for (int up_to : {warp_line_max, 0}) {
@@ -244,6 +257,16 @@ void cycle_timings(CudaBackend& be, int level, std::vector<Timing>& out) {
     be.line_tuning.warp_lines_up_to = 0;
     per_level(", every line by cyclic reduction");
     be.line_tuning.warp_lines_up_to.reset();
+    // Lines of at least 257, 513, 1025 or 2049 unknowns by the partition method (the rows above
+    // use the backend's choice).
+    for (int from : {257, 513, 1025, 2049}) {
+        be.line_tuning.partitioned_from = from;
+        Multigrid<CudaBackend, T> partitioned(be, h, options);
+        be.fill(partitioned.rhs(), T(1));
+        out.push_back({"V-cycle, partitioned lines from " + std::to_string(from) + " unknowns",
+                       bench::median_ms(be.stream(), 5, 5, [&] { partitioned.cycle(); }), 0});
+    }
+    be.line_tuning.partitioned_from.reset();
     // y-lines by cyclic reduction in place, 1 to 8 per block, or by transposing the grid (0).
     for (int lines : {0, 1, 2, 4, 8}) {
         be.line_tuning.y_lines_per_block = lines;

@@ -34,6 +34,9 @@ struct Row {
     int threads;
     CrStaging staging;
     double automatic_ms;
+    double partitioned_ms;  // the partition method, best chunks and threads
+    int chunks, partitioned_threads;
+    double partitioned_difference;  // max |x_partitioned - x_CR| / max |x_CR|
 };
 
 int fixed_threads = 0;  // --threads: measure one block size instead of sweeping
@@ -84,6 +87,40 @@ Row measure(CudaBackend& be, cusparseHandle_t handle, int n, int batch, double c
         restore();
         be.solve_batch(da, db, dc, x, n, batch);
     }) - copy_ms;
+    // The partition method (partitioned_line_solve.hpp), chunks and threads swept; its solution
+    // is checked against the cyclic reduction's.
+    auto solution = [&] {
+        std::vector<T> h(total);
+        ADIMG_CUDA_CHECK(cudaStreamSynchronize(s));
+        ADIMG_CUDA_CHECK(cudaMemcpy(h.data(), x.data(), total * sizeof(T), cudaMemcpyDeviceToHost));
+        return h;
+    };
+    restore();
+    be.solve_batch(da, db, dc, x, n, batch);
+    const std::vector<T> reference = solution();
+    double scale = 0;
+    for (T value : reference) scale = std::max(scale, std::abs(double(value)));
+    double partitioned = 1e30, difference = 0;
+    int best_chunks = 0, best_partitioned_threads = 0;
+    for (int chunks : {32, 64, 128, 256}) {
+        if (chunks > n / 2 || make_partition_layout<T>(n, chunks).words() * sizeof(T) > be.shared_bytes_per_block()) continue;
+        for (int threads : {chunks, 2 * chunks}) {
+            if (threads < 64 || threads > 1024) continue;
+            const double ms = bench::median_ms(s, samples, repeats, [&] {
+                restore();
+                be.solve_batch(da, db, dc, x, n, batch, threads, std::nullopt, chunks);
+            }) - copy_ms;
+            double diff = 0;
+            const std::vector<T> mine = solution();
+            for (std::size_t p = 0; p < total; ++p) diff = std::max(diff, std::abs(double(mine[p]) - double(reference[p])) / scale);
+            std::fprintf(stderr, "  %s n=%d, partitioned: %d chunks, %d threads: %.4f ms, difference to CR %.2e\n",
+                         sizeof(T) == 4 ? "float" : "double", n, chunks, threads, ms, diff);
+            if (diff > (sizeof(T) == 4 ? 1e-4 : 1e-12))
+                throw std::runtime_error("the partitioned solve differs from cyclic reduction by " + std::to_string(diff));
+            difference = std::max(difference, diff);
+            if (ms < partitioned) partitioned = ms, best_chunks = chunks, best_partitioned_threads = threads;
+        }
+    }
     check(cusparseSetStream(handle, s), "cusparseSetStream");
     std::size_t buffer_bytes = 0;
     if constexpr (std::is_same_v<T, float>)
@@ -126,7 +163,8 @@ Row measure(CudaBackend& be, cusparseHandle_t handle, int n, int batch, double c
     // Bytes: the four arrays read once and the solution written once.
     const double bytes = 5.0 * total * sizeof(T);
     return {sizeof(T) == 4 ? "float" : "double", n, batch, ours, strided, interleaved, bytes / (automatic * 1e-3) / 1e9,
-            bytes / copy_bw * 1e3, best_threads, best_staging, automatic};
+            bytes / copy_bw * 1e3, best_threads, best_staging, automatic, partitioned, best_chunks, best_partitioned_threads,
+            difference};
 }
 
 }  // namespace
@@ -153,7 +191,9 @@ int main(int argc, char** argv) {
         std::printf("# Cyclic reduction vs cuSPARSE on %s\n\ncopy bandwidth (read + write): %.0f GB/s\n\n", be.name().c_str(),
                     copy_bw / 1e9);
         std::printf("| precision | n | lines | best threads | best level-0 staging | adimg CR best ms | adimg CR ms (solver's choice) | gtsv2StridedBatch ms | "
-                    "gtsvInterleavedBatch ms | gtsv2StridedBatch / adimg CR | adimg CR GB/s | of copy bandwidth |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+                    "gtsvInterleavedBatch ms | gtsv2StridedBatch / adimg CR | adimg CR GB/s | of copy bandwidth | "
+                    "partitioned best ms (chunks, threads) | gtsv2StridedBatch / partitioned | partitioned of copy bandwidth | "
+                    "partitioned - CR (max, relative) |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         std::vector<Row> rows;
         std::vector<int> lengths = quick ? std::vector<int>{1025} : std::vector<int>{65, 129, 257, 513, 1025, 2049, 4097, 8193};
         if (!sizes.empty()) {
@@ -171,9 +211,11 @@ int main(int argc, char** argv) {
                 std::fprintf(stderr, "measuring %s n=%d ...\n", precision ? "double" : "float", n);
                 const Row r = precision ? measure<double>(be, handle, n, batch, copy_bw) : measure<float>(be, handle, n, batch, copy_bw);
                 rows.push_back(r);
-                std::printf("| %s | %d | %d | %d | %s | %.4f | %.4f | %.4f | %.4f | %.2f | %.0f | %.0f%% |\n", r.precision.c_str(), r.n, r.batch, r.threads,
-                            to_string(r.staging), r.ours_ms, r.automatic_ms, r.strided_ms, r.interleaved_ms, r.strided_ms / r.automatic_ms, r.ours_gbs,
-                            100.0 * r.ours_gbs * 1e9 / copy_bw);
+                std::printf("| %s | %d | %d | %d | %s | %.4f | %.4f | %.4f | %.4f | %.2f | %.0f | %.0f%% | %.4f (%d, %d) | %.2f | %.0f%% | %.1e |\n",
+                            r.precision.c_str(), r.n, r.batch, r.threads, to_string(r.staging), r.ours_ms, r.automatic_ms, r.strided_ms,
+                            r.interleaved_ms, r.strided_ms / r.automatic_ms, r.ours_gbs, 100.0 * r.ours_gbs * 1e9 / copy_bw,
+                            r.partitioned_ms, r.chunks, r.partitioned_threads, r.strided_ms / r.partitioned_ms,
+                            100.0 * r.floor_ms / r.partitioned_ms, r.partitioned_difference);
                 std::fflush(stdout);
             }
         }
@@ -184,8 +226,8 @@ int main(int argc, char** argv) {
             for (std::size_t i = 0; i < rows.size(); ++i) {
                 const Row& r = rows[i];
                 std::fprintf(f, "    {\"precision\": \"%s\", \"n\": %d, \"lines\": %d, \"cr_ms\": %.6f, \"strided_ms\": %.6f, "
-                                "\"interleaved_ms\": %.6f, \"cr_gbs\": %.1f}%s\n",
-                             r.precision.c_str(), r.n, r.batch, r.ours_ms, r.strided_ms, r.interleaved_ms, r.ours_gbs,
+                                "\"interleaved_ms\": %.6f, \"cr_gbs\": %.1f, \"partitioned_ms\": %.6f, \"chunks\": %d}%s\n",
+                             r.precision.c_str(), r.n, r.batch, r.ours_ms, r.strided_ms, r.interleaved_ms, r.ours_gbs, r.partitioned_ms, r.chunks,
                              i + 1 < rows.size() ? "," : "");
             }
             std::fprintf(f, "  ]\n}\n");

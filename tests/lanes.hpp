@@ -1,5 +1,6 @@
 #pragma once
-// The 32 lanes of a warp on the host, one array each: the Warp of warp_line_solve() for tests.
+// The 32 lanes of a warp on the host, one array each: the Warp of warp_line_solve() and
+// partitioned_line_solve() for tests.
 // Arithmetic is lane by lane; rotate() is the shuffle every lane does at the same time.
 
 #include <core/warp_line_solve.hpp>
@@ -50,6 +51,18 @@ struct HostWarp {
         Lanes<T> out;
         for (int l = 0; l < warp_lanes; ++l) out[l] = mask[l] ? a[l] : b[l];
         return out;
+    }
+    /// Every lane's f(lane): the lanes' reads of shared memory.
+    template <class F>
+    auto gather(F&& f) const {
+        Lanes<decltype(f(0))> out;
+        for (int l = 0; l < warp_lanes; ++l) out[l] = f(l);
+        return out;
+    }
+    /// f(lane, value of that lane) for every lane: the lanes' writes to shared memory.
+    template <class T, class F>
+    void scatter(const Lanes<T>& values, F&& f) const {
+        for (int l = 0; l < warp_lanes; ++l) f(l, values[l]);
     }
 };
 

@@ -1,13 +1,15 @@
-// The two line solvers of the CUDA backend run on the host with the same code: the shared-memory
-// cyclic reduction with its layout (src/core/cyclic_reduction.hpp) and the one-warp solver for
-// short lines (src/core/warp_line_solve.hpp) with 32 simulated lanes, so that CI checks where
-// each equation lives at each level, and in which lane and slot, without a GPU.
+// The line solvers of the CUDA backend run on the host with the same code: the shared-memory
+// cyclic reduction with its layout (src/core/cyclic_reduction.hpp), the one-warp solver for
+// short lines (src/core/warp_line_solve.hpp) with 32 simulated lanes, and the partition method
+// for long lines (src/core/partitioned_line_solve.hpp), so that CI checks where each equation
+// lives at each level, in which lane and slot, and in which chunk, without a GPU.
 
 #include "compare.hpp"
 #include "lanes.hpp"
 #include "thomas.hpp"
 
 #include <core/cyclic_reduction.hpp>
+#include <core/partitioned_line_solve.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -97,6 +99,48 @@ std::vector<double> host_warp_line_solve(const test::Tridiagonal& s) {
     }
     throw std::logic_error("no slot count for this length");
 }
+/// The executor of partitioned_line_solve() on the host: a phase is a loop over its items (no
+/// phase reads what another item of it writes), the warp is 32 simulated lanes.
+struct HostPartitionExecutor {
+    template <class Body>
+    void phase(int count, Body&& body) {
+        for (int t = 0; t < count; ++t) body(t);
+    }
+    template <class Body>
+    void first_warp(Body&& body) {
+        body(test::HostWarp{});
+    }
+};
+
+/// Runs partitioned_line_solve<T> on the host for `chunks` chunks; `touched` receives the words
+/// of the buffer that were written.
+template <class T, int Slots>
+std::vector<double> host_partitioned_solve(const test::Tridiagonal& s, int chunks, std::vector<int>* touched) {
+    const int n = static_cast<int>(s.b.size());
+    const PartitionLayout layout = make_partition_layout<T>(n, chunks);
+    std::vector<T> shared(layout.words(), std::numeric_limits<T>::quiet_NaN());
+    std::vector<double> x(n, std::numeric_limits<double>::quiet_NaN());
+    HostPartitionExecutor exec;
+    auto load = [&](int i) { return cr_normalise(T(s.a[i]), T(s.b[i]), T(s.c[i]), T(s.v[i])); };
+    auto store = [&](int i, T value) { x[i] = value; };
+    partitioned_line_solve<Slots, T>(layout, shared.data(), exec, load, store);
+    if (touched)
+        for (int w = 0; w < layout.words(); ++w)
+            if (!std::isnan(static_cast<double>(shared[w]))) touched->push_back(w);
+    return x;
+}
+
+template <class T>
+std::vector<double> host_partitioned_solve(const test::Tridiagonal& s, int chunks, std::vector<int>* touched = nullptr) {
+    switch (partition_slots(chunks)) {
+    case 1: return host_partitioned_solve<T, 1>(s, chunks, touched);
+    case 2: return host_partitioned_solve<T, 2>(s, chunks, touched);
+    case 4: return host_partitioned_solve<T, 4>(s, chunks, touched);
+    case 8: return host_partitioned_solve<T, 8>(s, chunks, touched);
+    case 16: return host_partitioned_solve<T, 16>(s, chunks, touched);
+    }
+    throw std::logic_error("no slot count for " + std::to_string(chunks) + " chunks");
+}
 
 std::vector<int> line_lengths() {
     std::vector<int> n;
@@ -175,6 +219,54 @@ TEMPLATE_TEST_CASE("one-warp line solver (PCR across lanes, Thomas within) agree
         INFO("n = " << n << " (" << slots << " slots per lane), relative max-norm difference " << error);
         REQUIRE(error < tolerance);
     }
+}
+
+TEMPLATE_TEST_CASE("partitioned line solver (chunks by Thomas, their couplings by one warp) agrees with Thomas",
+                   "[cyclic-reduction]", float, double) {
+    std::mt19937 rng(11);
+    const double tolerance = sizeof(TestType) == 4 ? 2e-5 : 1e-13;
+    for (int chunks : {1, 2, 3, 16, 32, 64, 128, 256}) {
+        for (int n : line_lengths()) {
+            if (n < 2) continue;
+            const test::Tridiagonal s = random_system(n, rng);
+            std::vector<int> touched;
+            const double error =
+                adimg_test::relative_max_difference(host_partitioned_solve<TestType>(s, chunks, &touched), test::thomas(s));
+            const PartitionLayout L = make_partition_layout<TestType>(n, chunks);
+            INFO("n = " << n << ", " << chunks << " chunks asked, " << L.chunks << " of " << L.length << " (+1 for "
+                        << L.longer << "), relative max-norm difference " << error);
+            REQUIRE(error < tolerance);
+            // The chunks tile the line, each with two equations or more.
+            REQUIRE(L.start(0) == 0);
+            REQUIRE(L.start(L.chunks - 1) + L.size(L.chunks - 1) == n);
+            for (int t = 0; t < L.chunks; ++t) REQUIRE(L.size(t) >= 2);
+            // All three arrays were written in full (padding aside), nothing outside them.
+            REQUIRE(static_cast<int>(touched.size()) == 3 * n);
+            REQUIRE(touched.back() < L.words());
+        }
+    }
+    REQUIRE_THROWS_WITH(make_partition_layout<TestType>(1, 4), Catch::Contains("at least 2 equations"));
+    REQUIRE_THROWS_WITH(make_partition_layout<TestType>(4097, 512), Catch::Contains("1 to 256 chunks"));
+    REQUIRE(partition_slots(256) == 16);
+    REQUIRE(partition_slots(17) == 2);
+}
+
+TEST_CASE("partitioned line solver: the threads of a warp walking their chunks hit different banks", "[cyclic-reduction]") {
+    // Float: 32 lanes, 4-byte banks; double: each half-warp of 16 lanes, two banks per word.
+    auto check = [](auto word, int lanes) {
+        using T = decltype(word);
+        for (int K = 1; K <= 128 / static_cast<int>(sizeof(T)); K *= 2) {
+            for (int j = 0; j < K; ++j) {
+                std::vector<int> banks;
+                for (int t = 0; t < lanes; ++t) banks.push_back(partition_slot<T>(t * K + j) % lanes);
+                std::sort(banks.begin(), banks.end());
+                INFO(sizeof(T) << "-byte words, chunks of " << K << ", step " << j);
+                REQUIRE(std::adjacent_find(banks.begin(), banks.end()) == banks.end());
+            }
+        }
+    };
+    check(float{}, 32);
+    check(double{}, 16);
 }
 
 TEST_CASE("cyclic-reduction layout: regions disjoint and inside the buffer, every word written is inside", "[cyclic-reduction]") {

@@ -220,15 +220,27 @@ public:
 
     /// Solves `batch` tridiagonal systems of n unknowns stored one after another (the layout of
     /// cuSPARSE's gtsv2StridedBatch) in place in x, one block of `threads` per system.
+    /// With `chunks` > 0 the systems are solved by the partition method instead
+    /// (partitioned_line_solve.hpp), that many chunks per system and `threads` (default: one per
+    /// chunk) per block.
     template <class T>
     void solve_batch(const vector<T>& dl, const vector<T>& d, const vector<T>& du, vector<T>& x, int n, int batch,
-                     int threads = 0, std::optional<CrStaging> staging = {}) {
+                     int threads = 0, std::optional<CrStaging> staging = {}, int chunks = 0) {
+        if (chunks > 0) {
+            const PartitionLayout layout = make_partition_layout<T>(n, chunks);
+            with_partition_slots(layout, [&](auto slots) {
+                auto kernel = kernels::tridiagonal_batch_partitioned<T, decltype(slots)::value>;
+                launch("tridiagonal_batch_partitioned kernel", kernel, batch, threads > 0 ? threads : layout.chunks,
+                       allow_shared(kernel, layout.words() * sizeof(T)), dl.data(), d.data(), du.data(), x.data(), layout);
+            });
+            return;
+        }
         // Measured fastest for the batch (bench/tridiagonal_bench): the loads are cheap here, so
         // beyond 1025 unknowns the occupancy that O_0 costs is not worth it.
         const CrLayout layout = line_layout<T>(n, staging, n <= 1025 ? CrStaging::all : CrStaging::evens);
         with_staging(layout.staging, [&](auto s) {
             auto kernel = kernels::tridiagonal_batch<T, decltype(s)::value>;
-            const std::size_t bytes = allow_shared(kernel, layout, sizeof(T));
+            const std::size_t bytes = allow_shared(kernel, layout.block_words() * sizeof(T));
             launch("tridiagonal_batch kernel", kernel, batch, threads > 0 ? threads : line_threads<T>(n), bytes, dl.data(),
                    d.data(), du.data(), x.data(), layout);
         });
@@ -423,6 +435,8 @@ public:
         std::optional<int> warp_lines_up_to;   ///< 0: every line by cyclic reduction
         std::optional<int> y_lines_per_block;  ///< 1, 2, 4 or 8; 0: y-lines by transposing the grid
         std::optional<int> threads_per_line;   ///< a multiple of 32, at most 512 (instead of line_threads())
+        std::optional<int> partitioned_from;   ///< lines of at least this many unknowns by the partition method
+        std::optional<int> partition_chunks;   ///< chunks (and threads) per line of the partition method
     } line_tuning;
     /// Adjacent y-lines of `length` unknowns, on a grid of `columns` columns, solved by one
     /// cyclic-reduction block in place; 0: the grid is transposed instead. Measured on the H200
@@ -456,6 +470,24 @@ public:
         return std::min(line_tuning.warp_lines_up_to.value_or(default_warp_lines_up_to), warp_line_max);
     }
     static constexpr int default_warp_lines_up_to = 129;
+
+    /// Lines of at least this many unknowns (that fit shared memory) are solved by the partition
+    /// method (partitioned_line_solve.hpp), shorter ones by cyclic reduction or one warp.
+    template <class T>
+    bool partitioned(int length) const {
+        return length >= line_tuning.partitioned_from.value_or(default_partitioned_from) &&
+               make_partition_layout<T>(length, partition_chunks<T>(length)).words() * sizeof(T) <= shared_limit_;
+    }
+    static constexpr int default_partitioned_from = 1 << 30;
+    /// Chunks per line of the partition method, one thread each: chunks of about 16 equations,
+    /// 32 to 256 of them (the coupling system of 2 C equations is one warp's).
+    template <class T>
+    int partition_chunks(int length) const {
+        if (line_tuning.partition_chunks) return *line_tuning.partition_chunks;
+        int chunks = 32;
+        while (chunks < 256 && chunks * 32 < length) chunks *= 2;
+        return chunks;
+    }
 
     /// Threads per line, as measured fastest by bench/tridiagonal_bench on the H200: 128 (float)
     /// or 256 (double) up to 1025 unknowns, 256 or 512 up to 2049, 512 beyond; fewer for short lines.
@@ -493,6 +525,12 @@ private:
     static bool with_constant(V value, F&& f) {
         return ((value == Choices ? (f(std::integral_constant<decltype(Choices), Choices>{}), true) : false) || ...);
     }
+    /// with_constant() over the warp slots of the partition method's coupling system.
+    template <class F>
+    static void with_partition_slots(const PartitionLayout& layout, F&& f) {
+        if (!with_constant<1, 2, 4, 8, 16>(partition_slots(layout.chunks), f))
+            throw std::logic_error("no partitioned line kernel for " + std::to_string(layout.chunks) + " chunks");
+    }
     /// with_constant() over the three level-0 stagings of the cyclic reduction.
     template <class F>
     static void with_staging(CrStaging staging, F&& f) {
@@ -503,13 +541,22 @@ private:
     void launch_line_relax(BandsView<T> A, const T* b, const T* x_in, T* x_out, T omega, Direction direction, int lines) {
         const bool along_x = direction == Direction::x;
         const int length = along_x ? A.mx : A.my, count = along_x ? A.my : A.mx;
+        if (lines == 1 && partitioned<T>(length)) {
+            const PartitionLayout layout = make_partition_layout<T>(length, partition_chunks<T>(length));
+            with_partition_slots(layout, [&](auto slots) {
+                auto kernel = kernels::line_relax_partitioned<T, decltype(slots)::value>;
+                launch("line_relax_partitioned kernel", kernel, count, layout.chunks,
+                       allow_shared(kernel, layout.words() * sizeof(T)), A, b, x_in, x_out, direction, omega, layout);
+            });
+            return;
+        }
         const CrLayout layout = line_layout<T>(length, {}, {}, lines);
         const int per_line = line_tuning.threads_per_line.value_or(line_threads<T>(length));
         const int threads = std::min(per_line, kernels::max_line_threads / lines) * lines;
         with_staging(layout.staging, [&](auto s) {
             const bool launched = with_constant<1, 2, 4, 8>(lines, [&](auto g) {
                 auto kernel = kernels::line_relax<T, decltype(s)::value, decltype(g)::value>;
-                const std::size_t bytes = allow_shared(kernel, layout, sizeof(T));
+                const std::size_t bytes = allow_shared(kernel, layout.block_words() * sizeof(T));
                 launch("line_relax kernel", kernel, (count + lines - 1) / lines, threads, bytes, A, b, x_in, x_out, direction,
                        omega, layout);
             });
@@ -571,8 +618,7 @@ private:
     /// Kernels are told apart by address, because every translation unit that launches a kernel
     /// template holds its own copy of the kernel.
     template <class Kernel>
-    std::size_t allow_shared(Kernel kernel, const CrLayout& layout, std::size_t word) {
-        const std::size_t bytes = layout.block_words() * word;
+    std::size_t allow_shared(Kernel kernel, std::size_t bytes) {
         if (bytes > 48 * 1024 && raised_.insert(reinterpret_cast<const void*>(kernel)).second)
             ADIMG_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                   static_cast<int>(shared_limit_)));

@@ -5,6 +5,7 @@
 #include <adimg/stencil.hpp>
 
 #include "../core/cyclic_reduction.hpp"
+#include "../core/partitioned_line_solve.hpp"
 #include "../core/scalar_ratio.hpp"
 #include "../core/warp_line_solve.hpp"
 
@@ -273,7 +274,8 @@ __global__ void __launch_bounds__(max_line_threads)
     cyclic_reduction<T>(layout, std::integral_constant<CrStaging, S>{}, shared, phase, load, store);
 }
 
-/// The lane exchange of warp_line_solve(): shuffles between the lanes of one warp.
+/// The lane exchange of warp_line_solve(): shuffles between the lanes of one warp; gather and
+/// scatter are each lane's own read and write (partitioned_line_solve()).
 struct ShuffleWarp {
     int lane_;
     __device__ int lane() const { return lane_; }
@@ -281,6 +283,10 @@ struct ShuffleWarp {
     __device__ T rotate(T value, int s) const { return __shfl_sync(0xffffffffu, value, (lane_ - s) & (warp_lanes - 1)); }
     template <class T>
     __device__ T select(bool mask, T a, T b) const { return mask ? a : b; }
+    template <class F>
+    __device__ auto gather(F&& f) const { return f(lane_); }
+    template <class T, class F>
+    __device__ void scatter(T value, F&& f) const { f(lane_, value); }
 };
 
 /// The ADI half-step for short lines: one warp per line, K slots per lane (warp_line_solve.hpp),
@@ -311,6 +317,38 @@ __global__ void __launch_bounds__(warps_per_line_block * warp_lanes) line_relax_
     }
 }
 
+/// Runs the phases of partitioned_line_solve() with the threads of a block: a phase strides its
+/// items over all threads and ends with a block barrier; the coupling system is solved by warp 0
+/// while the others wait at the barrier that follows.
+struct BlockPartition {
+    template <class Body>
+    __device__ void phase(int count, Body&& body) {
+        for (int t = threadIdx.x; t < count; t += blockDim.x) body(t);
+        __syncthreads();
+    }
+    template <class Body>
+    __device__ void first_warp(Body&& body) {
+        if (threadIdx.x < warp_lanes) body(ShuffleWarp{static_cast<int>(threadIdx.x)});
+        __syncthreads();
+    }
+};
+
+/// The ADI half-step for long lines by the partition method (partitioned_line_solve.hpp), one
+/// line per block; y-lines as x-lines of the transposed grid.
+template <class T, int Slots>
+__global__ void __launch_bounds__(max_line_threads)
+    line_relax_partitioned(BandsView<T> A, const T* __restrict__ b, const T* __restrict__ x_in, T* __restrict__ x_out,
+                           Direction direction, T omega, PartitionLayout layout) {
+    follow_previous_kernel();
+    const LineSweep<T> sweep{A, b, x_in, x_out, direction, omega};
+    extern __shared__ unsigned char raw_shared[];
+    T* shared = reinterpret_cast<T*>(raw_shared);
+    const int line = blockIdx.x;
+    BlockPartition exec;
+    partitioned_line_solve<Slots, T>(
+        layout, shared, exec, [&](int r) { return sweep.load(line, r); }, [&](int r, T x) { sweep.store(line, r, x); });
+}
+
 /// Solves a batch of independent tridiagonal systems (for the comparison with cuSPARSE):
 /// system s has its diagonals at offset s * n in dl, d, du and its right-hand side in x, which
 /// receives the solution (gtsv2StridedBatch's layout). In place is safe with every staging: the
@@ -328,6 +366,21 @@ __global__ void __launch_bounds__(1024)
     auto load = [&](int, int r) { return cr_normalise(dl[base + r], d[base + r], du[base + r], x[base + r]); };
     auto store = [&](int, int r, T value) { x[base + r] = value; };
     cyclic_reduction<T>(layout, std::integral_constant<CrStaging, S>{}, shared, phase, load, store);
+}
+
+/// The batch of tridiagonal_batch() by the partition method, one system per block.
+template <class T, int Slots>
+__global__ void __launch_bounds__(1024)
+    tridiagonal_batch_partitioned(const T* __restrict__ dl, const T* __restrict__ d, const T* __restrict__ du, T* x,
+                                  PartitionLayout layout) {
+    follow_previous_kernel();
+    extern __shared__ unsigned char raw_shared[];
+    T* shared = reinterpret_cast<T*>(raw_shared);
+    const std::size_t base = static_cast<std::size_t>(blockIdx.x) * layout.n;
+    BlockPartition exec;
+    partitioned_line_solve<Slots, T>(
+        layout, shared, exec, [&](int r) { return cr_normalise(dl[base + r], d[base + r], du[base + r], x[base + r]); },
+        [&](int r, T value) { x[base + r] = value; });
 }
 
 /// Arrays transposed by one launch of `transpose`, blockIdx.z picking the pair: the two inputs

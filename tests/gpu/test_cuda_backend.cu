@@ -145,7 +145,7 @@ TEMPLATE_TEST_CASE("CUDA defect, Jacobi (one step, and two fused) and Gauss-Seid
     }
 }
 
-TEMPLATE_TEST_CASE("CUDA ADI line sweeps (cyclic reduction, and one warp per short line) equal the CPU backend (Thomas)",
+TEMPLATE_TEST_CASE("CUDA ADI line sweeps (cyclic reduction, one warp per short line, partition method) equal the CPU backend (Thomas)",
                    "[gpu]", float, double) {
     using T = TestType;
     std::mt19937 rng(12);
@@ -161,6 +161,8 @@ TEMPLATE_TEST_CASE("CUDA ADI line sweeps (cyclic reduction, and one warp per sho
     for (CrStaging staging : all_cr_stagings) solvers.push_back({staging, 0, std::nullopt});
     for (int lines : {0, 1, 2, 4, 8}) solvers.push_back({std::nullopt, 0, lines});
     solvers.push_back({std::nullopt, warp_line_max, std::nullopt});
+    // Every line by the partition method (y-lines transposed), 32 to 256 chunks per line.
+    for (int chunks : {32, 64, 128, 256}) solvers.push_back({std::nullopt, 0, 0, std::nullopt, 0, chunks});
     // The warps' edges (lengths 544 and 545, slot counts), and y-lines of 4097, too long for 8
     // per block in shared memory (the backend then takes fewer).
     const std::pair<int, int> edges[] = {{544, 513}, {545, 96}, {97, 160}, {161, 288}, {9, 4097}};
@@ -173,12 +175,15 @@ TEMPLATE_TEST_CASE("CUDA ADI line sweeps (cyclic reduction, and one warp per sho
                 const int length = direction == Direction::x ? mx : my;
                 const bool by_warp = length <= *solver.warp_lines_up_to;
                 const int lines = direction == Direction::x ? 1 : gpu().y_lines_per_block<T>(length, mx);
+                const std::string method =
+                    by_warp ? "one warp per line, " + std::to_string(warp_line_slots(length)) + " slots per lane"
+                    : solver.partition_chunks
+                        ? "partition method, " + std::to_string(*solver.partition_chunks) + " chunks asked"
+                        : std::string("cyclic reduction, level 0 staged: ") +
+                              (solver.staging ? to_string(*solver.staging) : "the backend's choice") + ", " +
+                              (lines ? std::to_string(lines) + " lines per block" : "transposed");
                 INFO(mx << "x" << my << " grid, " << (direction == Direction::x ? "x" : "y") << "-lines, "
-                        << (sizeof(T) == 4 ? "float" : "double") << ", "
-                        << (by_warp ? "one warp per line, " + std::to_string(warp_line_slots(length)) + " slots per lane"
-                                    : std::string("cyclic reduction, level 0 staged: ") +
-                                          (solver.staging ? to_string(*solver.staging) : "the backend's choice") + ", " +
-                                          (lines ? std::to_string(lines) + " lines per block" : "transposed")));
+                        << (sizeof(T) == 4 ? "float" : "double") << ", " << method);
                 const NineBands<double> A = random_bands(mx, my, rng);
                 const std::size_t n = A.rows();
                 const std::vector<double> b = random_vector(n, rng), x = random_vector(n, rng);
@@ -374,19 +379,28 @@ TEST_CASE("transfers from and into pinned memory: one DMA for double, staged for
     CHECK_THROWS_AS(gpu().upload(source.data(), source.size(), wrong), std::logic_error);
 }
 
-TEMPLATE_TEST_CASE("CUDA cyclic reduction agrees with Thomas for lengths 3, 5, 9, ... up to the shared-memory maximum",
+TEMPLATE_TEST_CASE("CUDA cyclic reduction and partition method agree with Thomas for lengths 3, 5, 9, ... up to the "
+                   "shared-memory maximum",
                    "[gpu]", float, double) {
     using T = TestType;
     std::mt19937 rng(15);
     std::uniform_real_distribution<double> u(0.1, 1.0), v(-1.0, 1.0);
     const int longest = gpu().longest_line<T>();
-    std::vector<int> lengths = {1, 2, 31, 32, 33, longest};
+    std::vector<int> lengths = {1, 2, 31, 32, 33, 1000, longest};
     for (int n = 3; n <= longest; n = 2 * n - 1) lengths.push_back(n);
+    // Each level-0 staging of the cyclic reduction (chunks 0), then the partition method with
+    // 1 to 256 chunks per system.
+    std::vector<std::pair<CrStaging, int>> methods;
+    for (CrStaging staging : all_cr_stagings) methods.push_back({staging, 0});
+    for (int chunks : {1, 7, 32, 64, 128, 256}) methods.push_back({CrStaging::all, chunks});
     for (int n : lengths) {
-        for (CrStaging staging : all_cr_stagings) {
-            if (make_cr_layout(n, sizeof(T), staging).words * sizeof(T) > gpu().shared_bytes_per_block()) continue;
-            INFO("line of " << n << " unknowns (longest " << longest << "), " << (sizeof(T) == 4 ? "float" : "double")
-                            << ", level 0 staged: " << to_string(staging));
+        for (auto [staging, chunks] : methods) {
+            if (chunks == 0 && make_cr_layout(n, sizeof(T), staging).words * sizeof(T) > gpu().shared_bytes_per_block()) continue;
+            if (chunks > 0 && (n < 2 || make_partition_layout<T>(n, chunks).words() * sizeof(T) > gpu().shared_bytes_per_block()))
+                continue;
+            INFO("line of " << n << " unknowns (longest " << longest << "), " << (sizeof(T) == 4 ? "float" : "double") << ", "
+                            << (chunks ? "partition method, " + std::to_string(chunks) + " chunks asked"
+                                       : std::string("cyclic reduction, level 0 staged: ") + to_string(staging)));
             const int batch = 8;
             std::vector<double> a(n * batch), b(n * batch), c(n * batch), rhs(n * batch);
             for (int s = 0; s < batch; ++s)
@@ -398,7 +412,7 @@ TEMPLATE_TEST_CASE("CUDA cyclic reduction agrees with Thomas for lengths 3, 5, 9
                     rhs[p] = v(rng);
                 }
             auto x = device<T>(rhs);
-            gpu().solve_batch(device<T>(a), device<T>(b), device<T>(c), x, n, batch, 0, staging);
+            gpu().solve_batch(device<T>(a), device<T>(b), device<T>(c), x, n, batch, 0, staging, chunks);
             const std::vector<double> result = host(x);
             for (int s = 0; s < batch; ++s) {
                 auto slice = [&](const std::vector<double>& w) {
