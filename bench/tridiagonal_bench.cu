@@ -102,7 +102,7 @@ Row measure(CudaBackend& be, cusparseHandle_t handle, int n, int batch, double c
     for (T value : reference) scale = std::max(scale, std::abs(double(value)));
     double partitioned = 1e30, difference = 0;
     int best_chunks = 0, best_partitioned_threads = 0;
-    for (int chunks : {32, 64, 128, 256}) {
+    for (int chunks : {32, 64, 128, 256, 512}) {
         if (chunks > n / 2 || make_partition_layout<T>(n, chunks).words() * sizeof(T) > be.shared_bytes_per_block()) continue;
         for (int threads : {chunks, 2 * chunks}) {
             if (threads < 64 || threads > 1024) continue;

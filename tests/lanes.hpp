@@ -64,6 +64,11 @@ struct HostWarp {
     void scatter(const Lanes<T>& values, F&& f) const {
         for (int l = 0; l < warp_lanes; ++l) f(l, values[l]);
     }
+    /// f(lane) for every lane: each lane's own work.
+    template <class F>
+    void each_lane(F&& f) const {
+        for (int l = 0; l < warp_lanes; ++l) f(l);
+    }
 };
 
 }  // namespace adimg::test

@@ -106,6 +106,10 @@ struct HostPartitionExecutor {
     void phase(int count, Body&& body) {
         for (int t = 0; t < count; ++t) body(t);
     }
+    template <class Read, class Write>
+    void streamed(int count, Read&& read, Write&& write) {
+        for (int t = 0; t < count; ++t) write(t, read(t));
+    }
     template <class Body>
     void first_warp(Body&& body) {
         body(test::HostWarp{});
@@ -114,8 +118,8 @@ struct HostPartitionExecutor {
 
 /// Runs partitioned_line_solve<T> on the host for `chunks` chunks; `touched` receives the words
 /// of the buffer that were written.
-template <class T, int Slots>
-std::vector<double> host_partitioned_solve(const test::Tridiagonal& s, int chunks, std::vector<int>* touched) {
+template <class T>
+std::vector<double> host_partitioned_solve(const test::Tridiagonal& s, int chunks, std::vector<int>* touched = nullptr) {
     const int n = static_cast<int>(s.b.size());
     const PartitionLayout layout = make_partition_layout<T>(n, chunks);
     std::vector<T> shared(layout.words(), std::numeric_limits<T>::quiet_NaN());
@@ -123,23 +127,11 @@ std::vector<double> host_partitioned_solve(const test::Tridiagonal& s, int chunk
     HostPartitionExecutor exec;
     auto load = [&](int i) { return cr_normalise(T(s.a[i]), T(s.b[i]), T(s.c[i]), T(s.v[i])); };
     auto store = [&](int i, T value) { x[i] = value; };
-    partitioned_line_solve<Slots, T>(layout, shared.data(), exec, load, store);
+    partitioned_line_solve<T>(layout, shared.data(), exec, load, store);
     if (touched)
         for (int w = 0; w < layout.words(); ++w)
             if (!std::isnan(static_cast<double>(shared[w]))) touched->push_back(w);
     return x;
-}
-
-template <class T>
-std::vector<double> host_partitioned_solve(const test::Tridiagonal& s, int chunks, std::vector<int>* touched = nullptr) {
-    switch (partition_slots(chunks)) {
-    case 1: return host_partitioned_solve<T, 1>(s, chunks, touched);
-    case 2: return host_partitioned_solve<T, 2>(s, chunks, touched);
-    case 4: return host_partitioned_solve<T, 4>(s, chunks, touched);
-    case 8: return host_partitioned_solve<T, 8>(s, chunks, touched);
-    case 16: return host_partitioned_solve<T, 16>(s, chunks, touched);
-    }
-    throw std::logic_error("no slot count for " + std::to_string(chunks) + " chunks");
 }
 
 std::vector<int> line_lengths() {
@@ -225,7 +217,7 @@ TEMPLATE_TEST_CASE("partitioned line solver (chunks by Thomas, their couplings b
                    "[cyclic-reduction]", float, double) {
     std::mt19937 rng(11);
     const double tolerance = sizeof(TestType) == 4 ? 2e-5 : 1e-13;
-    for (int chunks : {1, 2, 3, 16, 32, 64, 128, 256}) {
+    for (int chunks : {1, 2, 3, 16, 32, 33, 64, 128, 256, 512}) {
         for (int n : line_lengths()) {
             if (n < 2) continue;
             const test::Tridiagonal s = random_system(n, rng);
@@ -233,22 +225,27 @@ TEMPLATE_TEST_CASE("partitioned line solver (chunks by Thomas, their couplings b
             const double error =
                 adimg_test::relative_max_difference(host_partitioned_solve<TestType>(s, chunks, &touched), test::thomas(s));
             const PartitionLayout L = make_partition_layout<TestType>(n, chunks);
-            INFO("n = " << n << ", " << chunks << " chunks asked, " << L.chunks << " of " << L.length << " (+1 for "
-                        << L.longer << "), relative max-norm difference " << error);
+            INFO("n = " << n << ", " << chunks << " chunks asked, " << L.line.count << " of " << L.line.length << " (+1 for "
+                        << L.line.longer << "), coupling system " << L.reduced() << " in "
+                        << (L.coupling.count ? "32 lane chunks" : "registers") << ", relative max-norm difference " << error);
             REQUIRE(error < tolerance);
-            // The chunks tile the line, each with two equations or more.
-            REQUIRE(L.start(0) == 0);
-            REQUIRE(L.start(L.chunks - 1) + L.size(L.chunks - 1) == n);
-            for (int t = 0; t < L.chunks; ++t) REQUIRE(L.size(t) >= 2);
-            // All three arrays were written in full (padding aside), nothing outside them.
-            REQUIRE(static_cast<int>(touched.size()) == 3 * n);
+            // The chunks tile the line, and the lanes' chunks the coupling system, each chunk
+            // with two equations or more.
+            auto tiles = [](const Chunks& k, int total) {
+                REQUIRE(k.start(0) == 0);
+                REQUIRE(k.start(k.count - 1) + k.size(k.count - 1) == total);
+                for (int t = 0; t < k.count; ++t) REQUIRE(k.size(t) >= 2);
+            };
+            tiles(L.line, n);
+            REQUIRE((L.coupling.count > 0) == (L.reduced() > partition_warp_equations));
+            if (L.coupling.count) tiles(L.coupling, L.reduced());
+            // The line's arrays were written in full (padding aside), nothing outside the buffer.
+            REQUIRE(std::count_if(touched.begin(), touched.end(), [&](int w) { return w < L.coupling_base(0); }) == 3 * n);
             REQUIRE(touched.back() < L.words());
         }
     }
     REQUIRE_THROWS_WITH(make_partition_layout<TestType>(1, 4), Catch::Contains("at least 2 equations"));
-    REQUIRE_THROWS_WITH(make_partition_layout<TestType>(4097, 512), Catch::Contains("1 to 256 chunks"));
-    REQUIRE(partition_slots(256) == 16);
-    REQUIRE(partition_slots(17) == 2);
+    REQUIRE_THROWS_WITH(make_partition_layout<TestType>(4097, 1024), Catch::Contains("1 to 512 chunks"));
 }
 
 TEST_CASE("partitioned line solver: the threads of a warp walking their chunks hit different banks", "[cyclic-reduction]") {

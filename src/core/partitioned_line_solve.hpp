@@ -2,12 +2,12 @@
 // Long tridiagonal lines by the partition method: each thread eliminates a chunk of consecutive
 // equations on its own, one warp solves the small system that couples the chunks, and each
 // thread then fills in its chunk. Four block barriers per line, against the 2 log2 n phases of
-// cyclic reduction (cyclic_reduction.hpp), whose barriers and latency chains bound the long
-// lines (bench/PERFORMANCE.md, "Lines by the partition method").
+// cyclic reduction (cyclic_reduction.hpp), whose barriers and latency chains bound long lines
+// (bench/PERFORMANCE.md, "Long lines by the partition method").
 //
 // The line (n equations, normalised to a unit diagonal: a x_{i-1} + x_i + c x_{i+1} = v) is cut
 // into C chunks of K or K + 1 consecutive equations (at least two each). Thread t, with chunk
-// t = [s, s + m), rewrites it in place:
+// [s, s + m), rewrites it in place (partition_eliminate):
 //  - forward, rows j = 2 .. m-1 lose their lower neighbour x_{s+j-1}, gaining a coupling to the
 //    chunk's first unknown x_s instead: abar x_s + x_{s+j} + cbar x_{s+j+1} = vbar (row 1 has
 //    that form already). The last row now couples x_s and x_{s+m}, the next chunk's first;
@@ -16,23 +16,35 @@
 //  - row 0 loses x_{s+1} through row 1 and couples x_{s-1}, the previous chunk's last, and
 //    x_{s+m-1}.
 // Rows 0 and m-1 of all chunks, in the order first(0), last(0), first(1), last(1), ..., form a
-// tridiagonal system of 2C unit-diagonal equations: one warp solves it in registers
-// (warp_line_solve.hpp; 2C <= 32 Slots). Then x_{s+j} = vhat - ahat x_s - chat x_{s+m-1} for the
-// interior rows. No division beyond one reciprocal per forward row and one per chunk.
+// tridiagonal system of 2C unit-diagonal equations, the coupling system. Once it is solved,
+// x_{s+j} = vhat - ahat x_s - chat x_{s+m-1} for the interior rows (partition_substitute).
+// One reciprocal per forward row and one per chunk; no other division.
 //
-// Shared memory: the three arrays a, c, v of the line, 3 n words plus padding, rewritten in
-// place (the solution goes to v). Word i of an array lives at partition_slot<T>(i) = i + i / w,
-// with w = 128 bytes / sizeof(T) (32 floats, 16 doubles): the threads of a warp walk their
-// chunks in step, K words apart, and with one pad word per 128 bytes the accesses of a warp
-// (float) or of each half-warp (double, 8-byte words) fall in different banks for every K that
-// is a power of two up to w (addresses t K + t K / w). The loads (thread t takes equations t,
-// t + P, ...) stay consecutive.
+// The coupling system is solved by warp 0 with the same method once more: each of its 32 lanes
+// eliminates a chunk of 2C / 32 equations, and the 64 equations that couple those chunks are
+// solved in registers (warp_line_solve.hpp, two slots per lane); with 2C <= 64 the coupling
+// system goes to the registers directly. So the warp holds two equations per lane at most: the
+// kernel needs few registers for any C, and the serial part of a line is short.
 //
-// The algorithm is written once over an executor: `phase(count, body)` calls body(t) for t in
-// [0, count) with the threads of the block and then waits for all of them; `first_warp(body)`
-// calls body(warp) in one warp (the Warp of warp_line_solve, with gather() and scatter() for its
-// lanes' shared-memory reads and writes) and then waits for the block. The CUDA kernels pass
-// loops over threads with barriers, the host test plain loops and 32 simulated lanes.
+// Shared memory, in words of T: the arrays a, c, v of the line (3 n plus padding), rewritten in
+// place, the solution going to v; the coupling system (3 x 2C) and the warp's 64 equations
+// (3 x 64). Word i of an array lives at partition_slot<T>(i) = i + i / w, with w = 128 bytes /
+// sizeof(T) (32 floats, 16 doubles): the threads of a warp walk their chunks in step, K words
+// apart, and with one pad word per 128 bytes the accesses of a warp (float) or of each half-warp
+// (double, 8-byte words) fall in different banks for every K that is a power of two up to w
+// (addresses t K + t K / w). The loads (thread t takes equations t, t + P, ...) stay consecutive.
+//
+// The algorithm is written once over an executor:
+//  - `phase(count, body)` calls body(t) for t in [0, count) with the threads of the block, then
+//    waits for all of them;
+//  - `streamed(count, read, write)` does write(t, read(t)) likewise, but lets each thread issue
+//    the reads of several t before the first write, so that a line's loads are in flight
+//    together (bench/PERFORMANCE.md: with one at a time the loads reach half the bandwidth);
+//  - `first_warp(body)` calls body(warp) in warp 0 and then waits for the block. The warp is
+//    warp_line_solve's, plus each_lane(f) (f(lane) in every lane, then a warp barrier), and
+//    gather() and scatter() for the lanes' own reads and writes.
+// The CUDA kernels pass loops over threads with barriers (kernels.cuh, BlockPartition), the host
+// test plain loops and 32 simulated lanes, so CI checks the index arithmetic without a GPU.
 
 #include "warp_line_solve.hpp"
 
@@ -50,32 +62,37 @@ ADIMG_HD constexpr int partition_slot(int i) {
     return i + i / per_pad;
 }
 
-/// How a line of n equations is cut into chunks.
-struct PartitionLayout {
-    int n = 0;
-    int chunks = 0;       ///< C
-    int length = 0;       ///< K: equations per chunk; the first `longer` chunks have K + 1
+/// Consecutive chunks of a sequence of n equations: `count` of them, the first `longer` one
+/// equation longer than the rest.
+struct Chunks {
+    int count = 0;
+    int length = 0;
     int longer = 0;
-    int array_words = 0;  ///< words of each of the arrays a, c, v, padding included
-
     ADIMG_HD int start(int t) const { return t * length + (t < longer ? t : longer); }
     ADIMG_HD int size(int t) const { return length + (t < longer ? 1 : 0); }
-    ADIMG_HD int reduced() const { return 2 * chunks; }  ///< unknowns of the coupling system
-    /// Row of the line that holds equation r of the coupling system.
-    ADIMG_HD int reduced_row(int r) const { return (r & 1) == 0 ? start(r >> 1) : start(r >> 1) + size(r >> 1) - 1; }
-    int words() const { return 3 * array_words; }
+};
+inline Chunks make_chunks(int n, int count) { return {count, n / count, n % count}; }
+
+/// The equations the warp solves in registers: two per lane.
+constexpr int partition_warp_equations = 2 * warp_lanes;
+
+/// How a line of n equations is cut into chunks, and where its arrays lie.
+struct PartitionLayout {
+    int n = 0;
+    Chunks line;      ///< C chunks of the line, one per thread
+    Chunks coupling;  ///< the coupling system's 32 chunks, one per lane (count 0: no second level)
+    int array_words = 0;     ///< words of each of the line's arrays a, c, v, padding included
+    int coupling_words = 0;  ///< words of each of the coupling system's arrays
+    ADIMG_HD int reduced() const { return 2 * line.count; }  ///< equations of the coupling system
+    /// Array bases: the line's a, c, v, then the coupling system's, then the warp's.
+    ADIMG_HD int line_base(int array) const { return array * array_words; }
+    ADIMG_HD int coupling_base(int array) const { return 3 * array_words + array * coupling_words; }
+    ADIMG_HD int warp_base(int array) const { return 3 * (array_words + coupling_words) + array * partition_warp_equations; }
+    int words() const { return warp_base(3); }
 };
 
-/// The most chunks per line: their coupling system, 2 C equations, is one warp's (16 slots).
-constexpr int partition_max_chunks = 256;
-
-/// Warp slots of the coupling system of `chunks` chunks: the smallest power of two with
-/// 2 chunks <= 32 slots (each is a kernel of its own, so only these are compiled).
-constexpr int partition_slots(int chunks) {
-    int slots = 1;
-    while (warp_lanes * slots < 2 * chunks) slots *= 2;
-    return slots;
-}
+/// The most chunks per line (a limit of the kernels' block size, not of the method).
+constexpr int partition_max_chunks = 512;
 
 /// Cuts n >= 2 equations of T into at most `chunks` chunks of at least two equations each.
 template <class T>
@@ -86,81 +103,143 @@ PartitionLayout make_partition_layout(int n, int chunks) {
                                     std::to_string(chunks));
     PartitionLayout L;
     L.n = n;
-    L.chunks = std::min(chunks, n / 2);
-    L.length = n / L.chunks;
-    L.longer = n % L.chunks;
+    L.line = make_chunks(n, std::min(chunks, n / 2));
+    if (L.reduced() > partition_warp_equations) L.coupling = make_chunks(L.reduced(), warp_lanes);
     L.array_words = partition_slot<T>(n - 1) + 1;
+    L.coupling_words = partition_slot<T>(L.reduced() - 1) + 1;
     return L;
 }
 
-/// Solves the line of L.n equations given by `load(i)` (normalised) and hands x_i to
-/// `store(i, x)`; `Slots` >= partition_slots(L.chunks). `shared` holds L.words() words.
-template <int Slots, class T, class Executor, class Load, class Store>
-ADIMG_HD void partitioned_line_solve(const PartitionLayout& L, T* shared, Executor& exec, Load&& load, Store&& store) {
-    T* const A = shared;
-    T* const C = shared + L.array_words;
-    T* const V = shared + 2 * L.array_words;
+/// Rewrites the chunk [s, s + m), m >= 2, of the unit-diagonal equations at (a, c, v)[slot(i)]
+/// in place as described above: on return row s is the chunk's first coupling equation and
+/// row s + m - 1 its second.
+template <class T, class Slot>
+ADIMG_HD void partition_eliminate(T* a, T* c, T* v, Slot slot, int s, int m) {
     auto get = [&](int i) {
-        const int p = partition_slot<T>(i);
-        return CrEquation<T>{A[p], C[p], V[p]};
+        const int p = slot(i);
+        return CrEquation<T>{a[p], c[p], v[p]};
     };
     auto put = [&](int i, const CrEquation<T>& e) {
-        const int p = partition_slot<T>(i);
-        A[p] = e.a;
-        C[p] = e.c;
-        V[p] = e.v;
+        const int p = slot(i);
+        a[p] = e.a;
+        c[p] = e.c;
+        v[p] = e.v;
     };
-    exec.phase(L.n, [&](int i) { put(i, load(i)); });
-    exec.phase(L.chunks, [&](int t) {
-        const int s = L.start(t), m = L.size(t);
-        CrEquation<T> row = get(s + 1);  // forward form already
-        for (int j = 2; j < m; ++j) {
-            const CrEquation<T> e = get(s + j);
-            row = cr_normalise<T, true>(-e.a * row.a, T(1) - e.a * row.c, e.c, e.v - e.a * row.v);
-            put(s + j, row);
+    CrEquation<T> row = get(s + 1);  // forward form already
+    for (int j = 2; j < m; ++j) {
+        const CrEquation<T> e = get(s + j);
+        row = cr_normalise<T, true>(-e.a * row.a, T(1) - e.a * row.c, e.c, e.v - e.a * row.v);
+        put(s + j, row);
+    }
+    if (m < 3) return;  // row 0 couples x_{s-1} and x_{s+1}, the chunk's last, already
+    row = get(s + m - 2);  // backward form already
+    for (int j = m - 3; j >= 1; --j) {
+        const CrEquation<T> e = get(s + j);
+        row = CrEquation<T>{e.a - e.c * row.a, -e.c * row.c, e.v - e.c * row.v};
+        put(s + j, row);
+    }
+    const CrEquation<T> e = get(s);
+    put(s, cr_normalise<T, true>(e.a, T(1) - e.c * row.a, -e.c * row.c, e.v - e.c * row.v));
+}
+
+/// The interior of the chunk [s, s + m) once v[slot(s)] and v[slot(s + m - 1)] hold the
+/// solution of its two coupling equations.
+template <class T, class Slot>
+ADIMG_HD void partition_substitute(const T* a, const T* c, T* v, Slot slot, int s, int m) {
+    const T first = v[slot(s)], last = v[slot(s + m - 1)];
+    for (int j = 1; j + 1 < m; ++j) {
+        const int p = slot(s + j);
+        v[p] = v[p] - a[p] * first - c[p] * last;
+    }
+}
+
+/// Solves the line of L.n equations given by `load(i)` (normalised) and hands x_i to
+/// `store(i, x)`. `shared` holds L.words() words; the executor is described above.
+template <class T, class Executor, class Load, class Store>
+ADIMG_HD void partitioned_line_solve(const PartitionLayout& L, T* shared, Executor& exec, Load&& load, Store&& store) {
+    T* const a = shared + L.line_base(0);
+    T* const c = shared + L.line_base(1);
+    T* const v = shared + L.line_base(2);
+    T* const ra = shared + L.coupling_base(0);
+    T* const rc = shared + L.coupling_base(1);
+    T* const rv = shared + L.coupling_base(2);
+    T* const wa = shared + L.warp_base(0);
+    T* const wc = shared + L.warp_base(1);
+    T* const wv = shared + L.warp_base(2);
+    auto slot = [](int i) { return partition_slot<T>(i); };
+    auto dense = [](int i) { return i; };
+    exec.streamed(L.n, load, [&](int i, const CrEquation<T>& e) {
+        const int p = slot(i);
+        a[p] = e.a;
+        c[p] = e.c;
+        v[p] = e.v;
+    });
+    // Each chunk of the line, then its two coupling equations copied to the coupling system.
+    exec.phase(L.line.count, [&](int t) {
+        const int s = L.line.start(t), m = L.line.size(t);
+        partition_eliminate(a, c, v, slot, s, m);
+        for (int k = 0; k < 2; ++k) {
+            const int from = slot(k == 0 ? s : s + m - 1), to = slot(2 * t + k);
+            ra[to] = a[from];
+            rc[to] = c[from];
+            rv[to] = v[from];
         }
-        if (m < 3) return;  // row 0 couples x_{s-1} and x_{s+1}, the chunk's last, already
-        row = get(s + m - 2);  // backward form already
-        for (int j = m - 3; j >= 1; --j) {
-            const CrEquation<T> e = get(s + j);
-            row = CrEquation<T>{e.a - e.c * row.a, -e.c * row.c, e.v - e.c * row.v};
-            put(s + j, row);
-        }
-        const CrEquation<T> e = get(s);
-        put(s, cr_normalise<T, true>(e.a, T(1) - e.c * row.a, -e.c * row.c, e.v - e.c * row.v));
     });
     exec.first_warp([&](const auto& warp) {
-        // Lane l, slot m: equation l + 32 m of the coupling system; past its end, x = 0.
-        auto slot = [&](int m) {
+        // With a second level, lane l eliminates chunk l of the coupling system and passes its
+        // two coupling equations on to the warp's registers; without, the coupling system itself
+        // goes there.
+        const bool two_levels = L.coupling.count > 0;
+        const int in_registers = two_levels ? partition_warp_equations : L.reduced();
+        if (two_levels)
+            warp.each_lane([&](int l) {
+                const int s = L.coupling.start(l), m = L.coupling.size(l);
+                partition_eliminate(ra, rc, rv, slot, s, m);
+                for (int k = 0; k < 2; ++k) {
+                    const int from = slot(k == 0 ? s : s + m - 1), to = 2 * l + k;
+                    wa[to] = ra[from];
+                    wc[to] = rc[from];
+                    wv[to] = rv[from];
+                }
+            });
+        const T* const sa = two_levels ? wa : ra;
+        const T* const sc = two_levels ? wc : rc;
+        const T* const sv = two_levels ? wv : rv;
+        auto index = [&](int r) { return two_levels ? dense(r) : slot(r); };
+        // Lane l, slot k: equation l + 32 k; past the end, x = 0.
+        auto equation = [&](int k) {
             auto word = [&](const T* array) {
                 return warp.gather([&, array](int lane) {
-                    const int r = lane + warp_lanes * m;
-                    return r < L.reduced() ? array[partition_slot<T>(L.reduced_row(r))] : T(0);
+                    const int r = lane + warp_lanes * k;
+                    return r < in_registers ? array[index(r)] : T(0);
                 });
             };
-            auto a = word(A);
-            return CrEquation<decltype(a)>{a, word(C), word(V)};
+            auto first = word(sa);
+            return CrEquation<decltype(first)>{first, word(sc), word(sv)};
         };
-        decltype(slot(0)) eq[Slots];
-#pragma unroll
-        for (int m = 0; m < Slots; ++m) eq[m] = slot(m);
+        decltype(equation(0)) eq[2] = {equation(0), equation(1)};
         warp_line_solve(eq, warp);
-#pragma unroll
-        for (int m = 0; m < Slots; ++m)
-            warp.scatter(eq[m].v, [&](int lane, T x) {
-                const int r = lane + warp_lanes * m;
-                if (r < L.reduced()) V[partition_slot<T>(L.reduced_row(r))] = x;
+        for (int k = 0; k < 2; ++k)
+            warp.scatter(eq[k].v, [&](int lane, T x) {
+                const int r = lane + warp_lanes * k;
+                if (r >= in_registers) return;
+                if (two_levels) {
+                    const int l = r >> 1;  // lane l's chunk gets its first or last unknown
+                    rv[slot((r & 1) == 0 ? L.coupling.start(l) : L.coupling.start(l) + L.coupling.size(l) - 1)] = x;
+                } else {
+                    rv[slot(r)] = x;
+                }
             });
+        if (two_levels)
+            warp.each_lane([&](int l) { partition_substitute(ra, rc, rv, slot, L.coupling.start(l), L.coupling.size(l)); });
     });
-    exec.phase(L.chunks, [&](int t) {
-        const int s = L.start(t), m = L.size(t);
-        const T first = V[partition_slot<T>(s)], last = V[partition_slot<T>(s + m - 1)];
-        for (int j = 1; j + 1 < m; ++j) {
-            const int p = partition_slot<T>(s + j);
-            V[p] = V[p] - A[p] * first - C[p] * last;
-        }
+    exec.phase(L.line.count, [&](int t) {
+        const int s = L.line.start(t), m = L.line.size(t);
+        v[slot(s)] = rv[slot(2 * t)];
+        v[slot(s + m - 1)] = rv[slot(2 * t + 1)];
+        partition_substitute(a, c, v, slot, s, m);
     });
-    exec.phase(L.n, [&](int i) { store(i, V[partition_slot<T>(i)]); });
+    exec.phase(L.n, [&](int i) { store(i, v[slot(i)]); });
 }
 
 }  // namespace adimg

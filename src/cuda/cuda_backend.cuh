@@ -228,11 +228,9 @@ public:
                      int threads = 0, std::optional<CrStaging> staging = {}, int chunks = 0) {
         if (chunks > 0) {
             const PartitionLayout layout = make_partition_layout<T>(n, chunks);
-            with_partition_slots(layout, [&](auto slots) {
-                auto kernel = kernels::tridiagonal_batch_partitioned<T, decltype(slots)::value>;
-                launch("tridiagonal_batch_partitioned kernel", kernel, batch, threads > 0 ? threads : layout.chunks,
-                       allow_shared(kernel, layout.words() * sizeof(T)), dl.data(), d.data(), du.data(), x.data(), layout);
-            });
+            auto kernel = kernels::tridiagonal_batch_partitioned<T>;
+            launch("tridiagonal_batch_partitioned kernel", kernel, batch, partition_threads(layout, threads),
+                   allow_shared(kernel, layout.words() * sizeof(T)), dl.data(), d.data(), du.data(), x.data(), layout);
             return;
         }
         // Measured fastest for the batch (bench/tridiagonal_bench): the loads are cheap here, so
@@ -525,11 +523,12 @@ private:
     static bool with_constant(V value, F&& f) {
         return ((value == Choices ? (f(std::integral_constant<decltype(Choices), Choices>{}), true) : false) || ...);
     }
-    /// with_constant() over the warp slots of the partition method's coupling system.
-    template <class F>
-    static void with_partition_slots(const PartitionLayout& layout, F&& f) {
-        if (!with_constant<1, 2, 4, 8, 16>(partition_slots(layout.chunks), f))
-            throw std::logic_error("no partitioned line kernel for " + std::to_string(layout.chunks) + " chunks");
+    /// Threads of a partition-method block: `asked`, or two per chunk (the loads and stores use
+    /// them all, the chunks one each); a whole number of warps, since warp 0 solves the coupling
+    /// system with all its lanes.
+    static int partition_threads(const PartitionLayout& layout, int asked) {
+        const int threads = asked > 0 ? asked : 2 * layout.line.count;
+        return std::min((threads + warp_lanes - 1) / warp_lanes * warp_lanes, 2 * partition_max_chunks);
     }
     /// with_constant() over the three level-0 stagings of the cyclic reduction.
     template <class F>
@@ -543,11 +542,10 @@ private:
         const int length = along_x ? A.mx : A.my, count = along_x ? A.my : A.mx;
         if (lines == 1 && partitioned<T>(length)) {
             const PartitionLayout layout = make_partition_layout<T>(length, partition_chunks<T>(length));
-            with_partition_slots(layout, [&](auto slots) {
-                auto kernel = kernels::line_relax_partitioned<T, decltype(slots)::value>;
-                launch("line_relax_partitioned kernel", kernel, count, layout.chunks,
-                       allow_shared(kernel, layout.words() * sizeof(T)), A, b, x_in, x_out, direction, omega, layout);
-            });
+            auto kernel = kernels::line_relax_partitioned<T>;
+            launch("line_relax_partitioned kernel", kernel, count,
+                   partition_threads(layout, line_tuning.threads_per_line.value_or(0)),
+                   allow_shared(kernel, layout.words() * sizeof(T)), A, b, x_in, x_out, direction, omega, layout);
             return;
         }
         const CrLayout layout = line_layout<T>(length, {}, {}, lines);

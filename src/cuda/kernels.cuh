@@ -274,8 +274,9 @@ __global__ void __launch_bounds__(max_line_threads)
     cyclic_reduction<T>(layout, std::integral_constant<CrStaging, S>{}, shared, phase, load, store);
 }
 
-/// The lane exchange of warp_line_solve(): shuffles between the lanes of one warp; gather and
-/// scatter are each lane's own read and write (partitioned_line_solve()).
+/// The lane exchange of warp_line_solve(): shuffles between the lanes of one warp; gather,
+/// scatter and each_lane are each lane's own reads, writes and work (partitioned_line_solve()),
+/// the latter two followed by a warp barrier.
 struct ShuffleWarp {
     int lane_;
     __device__ int lane() const { return lane_; }
@@ -286,7 +287,15 @@ struct ShuffleWarp {
     template <class F>
     __device__ auto gather(F&& f) const { return f(lane_); }
     template <class T, class F>
-    __device__ void scatter(T value, F&& f) const { f(lane_, value); }
+    __device__ void scatter(T value, F&& f) const {
+        f(lane_, value);
+        __syncwarp();
+    }
+    template <class F>
+    __device__ void each_lane(F&& f) const {
+        f(lane_);
+        __syncwarp();
+    }
 };
 
 /// The ADI half-step for short lines: one warp per line, K slots per lane (warp_line_solve.hpp),
@@ -318,12 +327,27 @@ __global__ void __launch_bounds__(warps_per_line_block * warp_lanes) line_relax_
 }
 
 /// Runs the phases of partitioned_line_solve() with the threads of a block: a phase strides its
-/// items over all threads and ends with a block barrier; the coupling system is solved by warp 0
-/// while the others wait at the barrier that follows.
+/// items over all threads and ends with a block barrier; a streamed phase has each thread read
+/// `in_flight` items before it writes the first; the coupling system is solved by warp 0 while
+/// the others wait at the barrier that follows.
 struct BlockPartition {
+    static constexpr int in_flight = 4;
     template <class Body>
     __device__ void phase(int count, Body&& body) {
         for (int t = threadIdx.x; t < count; t += blockDim.x) body(t);
+        __syncthreads();
+    }
+    template <class Read, class Write>
+    __device__ void streamed(int count, Read&& read, Write&& write) {
+        for (int first = threadIdx.x; first < count; first += in_flight * blockDim.x) {
+            decltype(read(0)) value[in_flight];
+#pragma unroll
+            for (int u = 0; u < in_flight; ++u)
+                if (const int t = first + u * blockDim.x; t < count) value[u] = read(t);
+#pragma unroll
+            for (int u = 0; u < in_flight; ++u)
+                if (const int t = first + u * blockDim.x; t < count) write(t, value[u]);
+        }
         __syncthreads();
     }
     template <class Body>
@@ -335,8 +359,8 @@ struct BlockPartition {
 
 /// The ADI half-step for long lines by the partition method (partitioned_line_solve.hpp), one
 /// line per block; y-lines as x-lines of the transposed grid.
-template <class T, int Slots>
-__global__ void __launch_bounds__(max_line_threads)
+template <class T>
+__global__ void __launch_bounds__(2 * partition_max_chunks)
     line_relax_partitioned(BandsView<T> A, const T* __restrict__ b, const T* __restrict__ x_in, T* __restrict__ x_out,
                            Direction direction, T omega, PartitionLayout layout) {
     follow_previous_kernel();
@@ -345,7 +369,7 @@ __global__ void __launch_bounds__(max_line_threads)
     T* shared = reinterpret_cast<T*>(raw_shared);
     const int line = blockIdx.x;
     BlockPartition exec;
-    partitioned_line_solve<Slots, T>(
+    partitioned_line_solve<T>(
         layout, shared, exec, [&](int r) { return sweep.load(line, r); }, [&](int r, T x) { sweep.store(line, r, x); });
 }
 
@@ -369,8 +393,8 @@ __global__ void __launch_bounds__(1024)
 }
 
 /// The batch of tridiagonal_batch() by the partition method, one system per block.
-template <class T, int Slots>
-__global__ void __launch_bounds__(1024)
+template <class T>
+__global__ void __launch_bounds__(2 * partition_max_chunks)
     tridiagonal_batch_partitioned(const T* __restrict__ dl, const T* __restrict__ d, const T* __restrict__ du, T* x,
                                   PartitionLayout layout) {
     follow_previous_kernel();
@@ -378,7 +402,7 @@ __global__ void __launch_bounds__(1024)
     T* shared = reinterpret_cast<T*>(raw_shared);
     const std::size_t base = static_cast<std::size_t>(blockIdx.x) * layout.n;
     BlockPartition exec;
-    partitioned_line_solve<Slots, T>(
+    partitioned_line_solve<T>(
         layout, shared, exec, [&](int r) { return cr_normalise(dl[base + r], d[base + r], du[base + r], x[base + r]); },
         [&](int r, T value) { x[base + r] = value; });
 }
