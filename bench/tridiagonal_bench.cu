@@ -40,6 +40,7 @@ struct Row {
 };
 
 int fixed_threads = 0;  // --threads: measure one block size instead of sweeping
+int fixed_chunks = 0;   // --chunks: measure one chunk count of the partition method instead of sweeping
 
 template <class T>
 Row measure(CudaBackend& be, cusparseHandle_t handle, int n, int batch, double copy_bw) {
@@ -102,10 +103,13 @@ Row measure(CudaBackend& be, cusparseHandle_t handle, int n, int batch, double c
     for (T value : reference) scale = std::max(scale, std::abs(double(value)));
     double partitioned = 1e30, difference = 0;
     int best_chunks = 0, best_partitioned_threads = 0;
-    for (int chunks : {32, 64, 128, 256, 512}) {
+    for (int in_flight : {1, 4})
+    for (int chunks : {32, 64, 128, 256}) {
         if (chunks > n / 2 || make_partition_layout<T>(n, chunks).words() * sizeof(T) > be.shared_bytes_per_block()) continue;
+        if (fixed_chunks && chunks != fixed_chunks) continue;
+        be.line_tuning.partition_in_flight = in_flight;
         for (int threads : {chunks, 2 * chunks}) {
-            if (threads < 64 || threads > 1024) continue;
+            if (threads < 64 || (fixed_threads && threads != fixed_threads)) continue;
             const double ms = bench::median_ms(s, samples, repeats, [&] {
                 restore();
                 be.solve_batch(da, db, dc, x, n, batch, threads, std::nullopt, chunks);
@@ -113,14 +117,15 @@ Row measure(CudaBackend& be, cusparseHandle_t handle, int n, int batch, double c
             double diff = 0;
             const std::vector<T> mine = solution();
             for (std::size_t p = 0; p < total; ++p) diff = std::max(diff, std::abs(double(mine[p]) - double(reference[p])) / scale);
-            std::fprintf(stderr, "  %s n=%d, partitioned: %d chunks, %d threads: %.4f ms, difference to CR %.2e\n",
-                         sizeof(T) == 4 ? "float" : "double", n, chunks, threads, ms, diff);
+            std::fprintf(stderr, "  %s n=%d, partitioned: %d chunks, %d threads, %d loads in flight: %.4f ms, difference to CR %.2e\n",
+                         sizeof(T) == 4 ? "float" : "double", n, chunks, threads, in_flight, ms, diff);
             if (diff > (sizeof(T) == 4 ? 1e-4 : 1e-12))
                 throw std::runtime_error("the partitioned solve differs from cyclic reduction by " + std::to_string(diff));
             difference = std::max(difference, diff);
             if (ms < partitioned) partitioned = ms, best_chunks = chunks, best_partitioned_threads = threads;
         }
     }
+    be.line_tuning.partition_in_flight.reset();
     check(cusparseSetStream(handle, s), "cusparseSetStream");
     std::size_t buffer_bytes = 0;
     if constexpr (std::is_same_v<T, float>)
@@ -178,8 +183,9 @@ int main(int argc, char** argv) {
         else if (!std::strcmp(argv[i], "--quick")) quick = true;
         else if (!std::strcmp(argv[i], "--sizes") && i + 1 < argc) sizes = argv[++i];
         else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) fixed_threads = std::atoi(argv[++i]);
+        else if (!std::strcmp(argv[i], "--chunks") && i + 1 < argc) fixed_chunks = std::atoi(argv[++i]);
         else {
-            std::fprintf(stderr, "usage: tridiagonal_bench [--quick] [--sizes N,N,...] [--json FILE]\n");
+            std::fprintf(stderr, "usage: tridiagonal_bench [--quick] [--sizes N,N,...] [--threads T] [--chunks C] [--json FILE]\n");
             return 2;
         }
     }

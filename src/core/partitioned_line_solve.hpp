@@ -91,8 +91,9 @@ struct PartitionLayout {
     int words() const { return warp_base(3); }
 };
 
-/// The most chunks per line (a limit of the kernels' block size, not of the method).
-constexpr int partition_max_chunks = 512;
+/// The most chunks per line (a limit of the kernels' block size, two threads per chunk, not of
+/// the method).
+constexpr int partition_max_chunks = 256;
 
 /// Cuts n >= 2 equations of T into at most `chunks` chunks of at least two equations each.
 template <class T>

@@ -228,9 +228,11 @@ public:
                      int threads = 0, std::optional<CrStaging> staging = {}, int chunks = 0) {
         if (chunks > 0) {
             const PartitionLayout layout = make_partition_layout<T>(n, chunks);
-            auto kernel = kernels::tridiagonal_batch_partitioned<T>;
-            launch("tridiagonal_batch_partitioned kernel", kernel, batch, partition_threads(layout, threads),
-                   allow_shared(kernel, layout.words() * sizeof(T)), dl.data(), d.data(), du.data(), x.data(), layout);
+            with_in_flight([&](auto in_flight) {
+                auto kernel = kernels::tridiagonal_batch_partitioned<T, decltype(in_flight)::value>;
+                launch("tridiagonal_batch_partitioned kernel", kernel, batch, partition_threads(layout, threads),
+                       allow_shared(kernel, layout.words() * sizeof(T)), dl.data(), d.data(), du.data(), x.data(), layout);
+            });
             return;
         }
         // Measured fastest for the batch (bench/tridiagonal_bench): the loads are cheap here, so
@@ -434,7 +436,8 @@ public:
         std::optional<int> y_lines_per_block;  ///< 1, 2, 4 or 8; 0: y-lines by transposing the grid
         std::optional<int> threads_per_line;   ///< a multiple of 32, at most 512 (instead of line_threads())
         std::optional<int> partitioned_from;   ///< lines of at least this many unknowns by the partition method
-        std::optional<int> partition_chunks;   ///< chunks (and threads) per line of the partition method
+        std::optional<int> partition_chunks;   ///< chunks per line of the partition method
+        std::optional<int> partition_in_flight;  ///< its loads in flight per thread: 1 or 4
     } line_tuning;
     /// Adjacent y-lines of `length` unknowns, on a grid of `columns` columns, solved by one
     /// cyclic-reduction block in place; 0: the grid is transposed instead. Measured on the H200
@@ -528,8 +531,16 @@ private:
     /// system with all its lanes.
     static int partition_threads(const PartitionLayout& layout, int asked) {
         const int threads = asked > 0 ? asked : 2 * layout.line.count;
-        return std::min((threads + warp_lanes - 1) / warp_lanes * warp_lanes, 2 * partition_max_chunks);
+        return std::clamp((threads + warp_lanes - 1) / warp_lanes * warp_lanes, warp_lanes, 2 * partition_max_chunks);
     }
+    /// with_constant() over the loads in flight per thread of the partition method.
+    template <class F>
+    void with_in_flight(F&& f) const {
+        const int in_flight = line_tuning.partition_in_flight.value_or(default_partition_in_flight);
+        if (!with_constant<1, 4>(in_flight, f))
+            throw std::invalid_argument("partition method: 1 or 4 loads in flight, not " + std::to_string(in_flight));
+    }
+    static constexpr int default_partition_in_flight = 4;
     /// with_constant() over the three level-0 stagings of the cyclic reduction.
     template <class F>
     static void with_staging(CrStaging staging, F&& f) {
@@ -542,10 +553,12 @@ private:
         const int length = along_x ? A.mx : A.my, count = along_x ? A.my : A.mx;
         if (lines == 1 && partitioned<T>(length)) {
             const PartitionLayout layout = make_partition_layout<T>(length, partition_chunks<T>(length));
-            auto kernel = kernels::line_relax_partitioned<T>;
-            launch("line_relax_partitioned kernel", kernel, count,
-                   partition_threads(layout, line_tuning.threads_per_line.value_or(0)),
-                   allow_shared(kernel, layout.words() * sizeof(T)), A, b, x_in, x_out, direction, omega, layout);
+            with_in_flight([&](auto in_flight) {
+                auto kernel = kernels::line_relax_partitioned<T, decltype(in_flight)::value>;
+                launch("line_relax_partitioned kernel", kernel, count,
+                       partition_threads(layout, line_tuning.threads_per_line.value_or(0)),
+                       allow_shared(kernel, layout.words() * sizeof(T)), A, b, x_in, x_out, direction, omega, layout);
+            });
             return;
         }
         const CrLayout layout = line_layout<T>(length, {}, {}, lines);
