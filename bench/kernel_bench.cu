@@ -99,13 +99,13 @@ std::vector<Timing> measure(CudaBackend& be, const NineBands<double>& A_host, co
         }
         be.line_tuning = {};
     }
-    // Lines by the partition method, 64 to 256 chunks per line, one or two threads per chunk, one
-    // or four loads in flight per thread; y-lines as
+    // Lines by the partition method, 64 to 256 chunks per line, one or two threads per chunk, two
+    // or eight equations per lane in the warp; y-lines as
     // x-lines of the transposed grid where the grid is transposed (the rows above: cyclic reduction).
     if (mx > warp_line_max) {
         be.line_tuning.partitioned_from = 0;
-        for (int in_flight : {1, 4}) {
-            be.line_tuning.partition_in_flight = in_flight;
+        for (int slots : {2, 8}) {
+            be.line_tuning.partition_slots = slots;
             for (int chunks : {64, 128, 256}) {
                 be.line_tuning.partition_chunks = chunks;
                 for (int threads : {chunks, 2 * chunks}) {
@@ -113,7 +113,7 @@ std::vector<Timing> measure(CudaBackend& be, const NineBands<double>& A_host, co
                     for (Direction d : {Direction::x, Direction::y})
                         time(std::string("line_relax ") + (d == Direction::x ? "x" : "y") + "-lines, partitioned, " +
                                  std::to_string(chunks) + " chunks, " + std::to_string(threads) + " threads, " +
-                                 std::to_string(in_flight) + " in flight",
+                                 std::to_string(slots) + " slots",
                              12, [&] { be.line_relax(A, b, x, y, d, T(0.7)); });
                 }
             }

@@ -103,11 +103,11 @@ Row measure(CudaBackend& be, cusparseHandle_t handle, int n, int batch, double c
     for (T value : reference) scale = std::max(scale, std::abs(double(value)));
     double partitioned = 1e30, difference = 0;
     int best_chunks = 0, best_partitioned_threads = 0;
-    for (int in_flight : {1, 4})
+    for (int slots : {2, 8})
     for (int chunks : {32, 64, 128, 256}) {
-        if (chunks > n / 2 || make_partition_layout<T>(n, chunks).words() * sizeof(T) > be.shared_bytes_per_block()) continue;
+        if (chunks > n / 2 || make_partition_layout<T>(n, chunks, 8).words() * sizeof(T) > be.shared_bytes_per_block()) continue;
         if (fixed_chunks && chunks != fixed_chunks) continue;
-        be.line_tuning.partition_in_flight = in_flight;
+        be.line_tuning.partition_slots = slots;
         for (int threads : {chunks, 2 * chunks}) {
             if (threads < 64 || (fixed_threads && threads != fixed_threads)) continue;
             const double ms = bench::median_ms(s, samples, repeats, [&] {
@@ -117,15 +117,15 @@ Row measure(CudaBackend& be, cusparseHandle_t handle, int n, int batch, double c
             double diff = 0;
             const std::vector<T> mine = solution();
             for (std::size_t p = 0; p < total; ++p) diff = std::max(diff, std::abs(double(mine[p]) - double(reference[p])) / scale);
-            std::fprintf(stderr, "  %s n=%d, partitioned: %d chunks, %d threads, %d loads in flight: %.4f ms, difference to CR %.2e\n",
-                         sizeof(T) == 4 ? "float" : "double", n, chunks, threads, in_flight, ms, diff);
+            std::fprintf(stderr, "  %s n=%d, partitioned: %d chunks, %d threads, %d slots per lane: %.4f ms, difference to CR %.2e\n",
+                         sizeof(T) == 4 ? "float" : "double", n, chunks, threads, slots, ms, diff);
             if (diff > (sizeof(T) == 4 ? 1e-4 : 1e-12))
                 throw std::runtime_error("the partitioned solve differs from cyclic reduction by " + std::to_string(diff));
             difference = std::max(difference, diff);
             if (ms < partitioned) partitioned = ms, best_chunks = chunks, best_partitioned_threads = threads;
         }
     }
-    be.line_tuning.partition_in_flight.reset();
+    be.line_tuning.partition_slots.reset();
     check(cusparseSetStream(handle, s), "cusparseSetStream");
     std::size_t buffer_bytes = 0;
     if constexpr (std::is_same_v<T, float>)

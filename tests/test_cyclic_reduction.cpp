@@ -116,18 +116,18 @@ struct HostPartitionExecutor {
     }
 };
 
-/// Runs partitioned_line_solve<T> on the host for `chunks` chunks; `touched` receives the words
-/// of the buffer that were written.
-template <class T>
-std::vector<double> host_partitioned_solve(const test::Tridiagonal& s, int chunks, std::vector<int>* touched = nullptr) {
+/// Runs partitioned_line_solve<Slots, T> on the host for `chunks` chunks; `touched` receives the
+/// words of the buffer that were written.
+template <int Slots, class T>
+std::vector<double> host_partitioned_solve(const test::Tridiagonal& s, int chunks, std::vector<int>* touched) {
     const int n = static_cast<int>(s.b.size());
-    const PartitionLayout layout = make_partition_layout<T>(n, chunks);
+    const PartitionLayout layout = make_partition_layout<T>(n, chunks, Slots);
     std::vector<T> shared(layout.words(), std::numeric_limits<T>::quiet_NaN());
     std::vector<double> x(n, std::numeric_limits<double>::quiet_NaN());
     HostPartitionExecutor exec;
     auto load = [&](int i) { return cr_normalise(T(s.a[i]), T(s.b[i]), T(s.c[i]), T(s.v[i])); };
     auto store = [&](int i, T value) { x[i] = value; };
-    partitioned_line_solve<T>(layout, shared.data(), exec, load, store);
+    partitioned_line_solve<Slots, T>(layout, shared.data(), exec, load, store);
     if (touched)
         for (int w = 0; w < layout.words(); ++w)
             if (!std::isnan(static_cast<double>(shared[w]))) touched->push_back(w);
@@ -213,39 +213,43 @@ TEMPLATE_TEST_CASE("one-warp line solver (PCR across lanes, Thomas within) agree
     }
 }
 
-TEMPLATE_TEST_CASE("partitioned line solver (chunks by Thomas, their couplings by one warp) agrees with Thomas",
+TEMPLATE_TEST_CASE("partitioned line solver (chunks by Thomas, their coupling system by one warp, in one or two levels) agrees with Thomas",
                    "[cyclic-reduction]", float, double) {
     std::mt19937 rng(11);
     const double tolerance = sizeof(TestType) == 4 ? 2e-5 : 1e-13;
-    for (int chunks : {1, 2, 3, 16, 32, 33, 64, 128, 256}) {
-        for (int n : line_lengths()) {
-            if (n < 2) continue;
-            const test::Tridiagonal s = random_system(n, rng);
-            std::vector<int> touched;
-            const double error =
-                adimg_test::relative_max_difference(host_partitioned_solve<TestType>(s, chunks, &touched), test::thomas(s));
-            const PartitionLayout L = make_partition_layout<TestType>(n, chunks);
-            INFO("n = " << n << ", " << chunks << " chunks asked, " << L.line.count << " of " << L.line.length << " (+1 for "
-                        << L.line.longer << "), coupling system " << L.reduced() << " in "
-                        << (L.coupling.count ? "32 lane chunks" : "registers") << ", relative max-norm difference " << error);
-            REQUIRE(error < tolerance);
-            // The chunks tile the line, and the lanes' chunks the coupling system, each chunk
-            // with two equations or more.
-            auto tiles = [](const Chunks& k, int total) {
-                REQUIRE(k.start(0) == 0);
-                REQUIRE(k.start(k.count - 1) + k.size(k.count - 1) == total);
-                for (int t = 0; t < k.count; ++t) REQUIRE(k.size(t) >= 2);
-            };
-            tiles(L.line, n);
-            REQUIRE((L.coupling.count > 0) == (L.reduced() > partition_warp_equations));
-            if (L.coupling.count) tiles(L.coupling, L.reduced());
-            // The line's arrays were written in full (padding aside), nothing outside the buffer.
-            REQUIRE(std::count_if(touched.begin(), touched.end(), [&](int w) { return w < L.coupling_base(0); }) == 3 * n);
-            REQUIRE(touched.back() < L.words());
+    for (int slots : {2, 8}) {
+        for (int chunks : {1, 2, 3, 16, 32, 33, 64, 128, 129, 256}) {
+            for (int n : line_lengths()) {
+                if (n < 2) continue;
+                const test::Tridiagonal s = random_system(n, rng);
+                std::vector<int> touched;
+                const std::vector<double> x = slots == 2 ? host_partitioned_solve<2, TestType>(s, chunks, &touched)
+                                                         : host_partitioned_solve<8, TestType>(s, chunks, &touched);
+                const double error = adimg_test::relative_max_difference(x, test::thomas(s));
+                const PartitionLayout L = make_partition_layout<TestType>(n, chunks, slots);
+                INFO("n = " << n << ", " << chunks << " chunks asked, " << L.line.count << " of " << L.line.length
+                            << " (+1 for " << L.line.longer << "), coupling system of " << L.reduced() << " by "
+                            << (L.coupling.count ? "32 lane chunks, then" : "") << " a warp with " << slots
+                            << " slots, relative max-norm difference " << error);
+                REQUIRE(error < tolerance);
+                // The chunks tile the line, and the lanes' chunks the coupling system, each chunk
+                // with two equations or more.
+                auto tiles = [](const Chunks& k, int total) {
+                    REQUIRE(k.start(0) == 0);
+                    REQUIRE(k.start(k.count - 1) + k.size(k.count - 1) == total);
+                    for (int t = 0; t < k.count; ++t) REQUIRE(k.size(t) >= 2);
+                };
+                tiles(L.line, n);
+                REQUIRE((L.coupling.count > 0) == (L.reduced() > warp_lanes * slots));
+                if (L.coupling.count) tiles(L.coupling, L.reduced());
+                // The line's arrays were written in full (padding aside), nothing outside the buffer.
+                REQUIRE(std::count_if(touched.begin(), touched.end(), [&](int w) { return w < L.coupling_base(0); }) == 3 * n);
+                REQUIRE(touched.back() < L.words());
+            }
         }
     }
-    REQUIRE_THROWS_WITH(make_partition_layout<TestType>(1, 4), Catch::Contains("at least 2 equations"));
-    REQUIRE_THROWS_WITH(make_partition_layout<TestType>(4097, 512), Catch::Contains("1 to 256 chunks"));
+    REQUIRE_THROWS_WITH(make_partition_layout<TestType>(1, 4, 8), Catch::Contains("at least 2 equations"));
+    REQUIRE_THROWS_WITH(make_partition_layout<TestType>(4097, 512, 8), Catch::Contains("1 to 256 chunks"));
 }
 
 TEST_CASE("partitioned line solver: the threads of a warp walking their chunks hit different banks", "[cyclic-reduction]") {

@@ -20,26 +20,25 @@
 // x_{s+j} = vhat - ahat x_s - chat x_{s+m-1} for the interior rows (partition_substitute).
 // One reciprocal per forward row and one per chunk; no other division.
 //
-// The coupling system is solved by warp 0 with the same method once more: each of its 32 lanes
-// eliminates a chunk of 2C / 32 equations, and the 64 equations that couple those chunks are
-// solved in registers (warp_line_solve.hpp, two slots per lane); with 2C <= 64 the coupling
-// system goes to the registers directly. So the warp holds two equations per lane at most: the
-// kernel needs few registers for any C, and the serial part of a line is short.
+// The coupling system is solved by warp 0. If it has at most 32 Slots equations, the warp solves
+// it in registers (warp_line_solve.hpp, Slots per lane), reading them from the line's arrays.
+// Larger ones are solved by the same method once more: they are copied to arrays of their own,
+// each of the 32 lanes eliminates a chunk of 2C / 32 of them, and the 64 equations that couple
+// those chunks go to the registers. Registers bound the first way (they limit the blocks per
+// SM), the lanes' serial chunks the second; bench/PERFORMANCE.md has which wins where.
 //
 // Shared memory, in words of T: the arrays a, c, v of the line (3 n plus padding), rewritten in
-// place, the solution going to v; the coupling system (3 x 2C) and the warp's 64 equations
-// (3 x 64). Word i of an array lives at partition_slot<T>(i) = i + i / w, with w = 128 bytes /
-// sizeof(T) (32 floats, 16 doubles): the threads of a warp walk their chunks in step, K words
-// apart, and with one pad word per 128 bytes the accesses of a warp (float) or of each half-warp
-// (double, 8-byte words) fall in different banks for every K that is a power of two up to w
-// (addresses t K + t K / w). The loads (thread t takes equations t, t + P, ...) stay consecutive.
+// place, the solution going to v; with two levels also the coupling system (3 x 2C) and the
+// warp's 64 equations (3 x 64). Word i of an array lives at partition_slot<T>(i) = i + i / w,
+// with w = 128 bytes / sizeof(T) (32 floats, 16 doubles): the threads of a warp walk their
+// chunks in step, K words apart, and with one pad word per 128 bytes the accesses of a warp
+// (float) or of each half-warp (double, 8-byte words) fall in different banks for every K that
+// is a power of two up to w (addresses t K + t K / w). The loads (thread t takes equations t,
+// t + P, ...) stay consecutive.
 //
 // The algorithm is written once over an executor:
 //  - `phase(count, body)` calls body(t) for t in [0, count) with the threads of the block, then
 //    waits for all of them;
-//  - `streamed(count, read, write)` does write(t, read(t)) likewise, but lets each thread issue
-//    the reads of several t before the first write, so that a line's loads are in flight
-//    together (bench/PERFORMANCE.md: with one at a time the loads reach half the bandwidth);
 //  - `first_warp(body)` calls body(warp) in warp 0 and then waits for the block. The warp is
 //    warp_line_solve's, plus each_lane(f) (f(lane) in every lane, then a warp barrier), and
 //    gather() and scatter() for the lanes' own reads and writes.
@@ -73,7 +72,7 @@ struct Chunks {
 };
 inline Chunks make_chunks(int n, int count) { return {count, n / count, n % count}; }
 
-/// The equations the warp solves in registers: two per lane.
+/// The equations the warp solves in registers after a second level: two per lane.
 constexpr int partition_warp_equations = 2 * warp_lanes;
 
 /// How a line of n equations is cut into chunks, and where its arrays lie.
@@ -82,12 +81,18 @@ struct PartitionLayout {
     Chunks line;      ///< C chunks of the line, one per thread
     Chunks coupling;  ///< the coupling system's 32 chunks, one per lane (count 0: no second level)
     int array_words = 0;     ///< words of each of the line's arrays a, c, v, padding included
-    int coupling_words = 0;  ///< words of each of the coupling system's arrays
+    int coupling_words = 0;  ///< words of each of the coupling system's arrays (0: no second level)
+    int warp_words = 0;      ///< words of each of the warp's arrays (0: no second level)
     ADIMG_HD int reduced() const { return 2 * line.count; }  ///< equations of the coupling system
+    /// Row of the line that holds equation r of the coupling system.
+    ADIMG_HD int reduced_row(int r) const {
+        const int t = r >> 1;
+        return (r & 1) == 0 ? line.start(t) : line.start(t) + line.size(t) - 1;
+    }
     /// Array bases: the line's a, c, v, then the coupling system's, then the warp's.
     ADIMG_HD int line_base(int array) const { return array * array_words; }
     ADIMG_HD int coupling_base(int array) const { return 3 * array_words + array * coupling_words; }
-    ADIMG_HD int warp_base(int array) const { return 3 * (array_words + coupling_words) + array * partition_warp_equations; }
+    ADIMG_HD int warp_base(int array) const { return 3 * (array_words + coupling_words) + array * warp_words; }
     int words() const { return warp_base(3); }
 };
 
@@ -95,9 +100,10 @@ struct PartitionLayout {
 /// the method).
 constexpr int partition_max_chunks = 256;
 
-/// Cuts n >= 2 equations of T into at most `chunks` chunks of at least two equations each.
+/// Cuts n >= 2 equations of T into at most `chunks` chunks of at least two equations each, for a
+/// warp that holds `slots` equations per lane.
 template <class T>
-PartitionLayout make_partition_layout(int n, int chunks) {
+PartitionLayout make_partition_layout(int n, int chunks, int slots) {
     if (n < 2 || chunks < 1 || chunks > partition_max_chunks)
         throw std::invalid_argument("partitioned line solve: needs at least 2 equations and 1 to " +
                                     std::to_string(partition_max_chunks) + " chunks, got " + std::to_string(n) + " and " +
@@ -105,9 +111,12 @@ PartitionLayout make_partition_layout(int n, int chunks) {
     PartitionLayout L;
     L.n = n;
     L.line = make_chunks(n, std::min(chunks, n / 2));
-    if (L.reduced() > partition_warp_equations) L.coupling = make_chunks(L.reduced(), warp_lanes);
     L.array_words = partition_slot<T>(n - 1) + 1;
-    L.coupling_words = partition_slot<T>(L.reduced() - 1) + 1;
+    if (L.reduced() > warp_lanes * slots) {
+        L.coupling = make_chunks(L.reduced(), warp_lanes);
+        L.coupling_words = partition_slot<T>(L.reduced() - 1) + 1;
+        L.warp_words = partition_warp_equations;
+    }
     return L;
 }
 
@@ -155,8 +164,9 @@ ADIMG_HD void partition_substitute(const T* a, const T* c, T* v, Slot slot, int 
 }
 
 /// Solves the line of L.n equations given by `load(i)` (normalised) and hands x_i to
-/// `store(i, x)`. `shared` holds L.words() words; the executor is described above.
-template <class T, class Executor, class Load, class Store>
+/// `store(i, x)`. `shared` holds L.words() words; the executor is described above. `Slots` is
+/// the `slots` the layout was made for.
+template <int Slots, class T, class Executor, class Load, class Store>
 ADIMG_HD void partitioned_line_solve(const PartitionLayout& L, T* shared, Executor& exec, Load&& load, Store&& store) {
     T* const a = shared + L.line_base(0);
     T* const c = shared + L.line_base(1);
@@ -168,30 +178,30 @@ ADIMG_HD void partitioned_line_solve(const PartitionLayout& L, T* shared, Execut
     T* const wc = shared + L.warp_base(1);
     T* const wv = shared + L.warp_base(2);
     auto slot = [](int i) { return partition_slot<T>(i); };
-    auto dense = [](int i) { return i; };
-    exec.streamed(L.n, load, [&](int i, const CrEquation<T>& e) {
+    const bool two_levels = L.coupling.count > 0;
+    exec.phase(L.n, [&](int i) {
+        const CrEquation<T> e = load(i);
         const int p = slot(i);
         a[p] = e.a;
         c[p] = e.c;
         v[p] = e.v;
     });
-    // Each chunk of the line, then its two coupling equations copied to the coupling system.
+    // Each chunk of the line; with two levels, its two coupling equations copied to the
+    // coupling system's arrays.
     exec.phase(L.line.count, [&](int t) {
         const int s = L.line.start(t), m = L.line.size(t);
         partition_eliminate(a, c, v, slot, s, m);
-        for (int k = 0; k < 2; ++k) {
-            const int from = slot(k == 0 ? s : s + m - 1), to = slot(2 * t + k);
-            ra[to] = a[from];
-            rc[to] = c[from];
-            rv[to] = v[from];
-        }
+        if (two_levels)
+            for (int k = 0; k < 2; ++k) {
+                const int from = slot(k == 0 ? s : s + m - 1), to = slot(2 * t + k);
+                ra[to] = a[from];
+                rc[to] = c[from];
+                rv[to] = v[from];
+            }
     });
     exec.first_warp([&](const auto& warp) {
-        // With a second level, lane l eliminates chunk l of the coupling system and passes its
-        // two coupling equations on to the warp's registers; without, the coupling system itself
-        // goes there.
-        const bool two_levels = L.coupling.count > 0;
-        const int in_registers = two_levels ? partition_warp_equations : L.reduced();
+        // With two levels, lane l eliminates chunk l of the coupling system and passes its two
+        // coupling equations on to the warp's arrays.
         if (two_levels)
             warp.each_lane([&](int l) {
                 const int s = L.coupling.start(l), m = L.coupling.size(l);
@@ -203,41 +213,46 @@ ADIMG_HD void partitioned_line_solve(const PartitionLayout& L, T* shared, Execut
                     wv[to] = rv[from];
                 }
             });
-        const T* const sa = two_levels ? wa : ra;
-        const T* const sc = two_levels ? wc : rc;
-        const T* const sv = two_levels ? wv : rv;
-        auto index = [&](int r) { return two_levels ? dense(r) : slot(r); };
+        const int in_registers = two_levels ? partition_warp_equations : L.reduced();
+        // Where equation r of those the registers take lives: the warp's arrays, or the line's.
+        auto at = [&](int r) { return two_levels ? r : slot(L.reduced_row(r)); };
+        const T* const sa = two_levels ? wa : a;
+        const T* const sc = two_levels ? wc : c;
+        T* const sv = two_levels ? wv : v;
         // Lane l, slot k: equation l + 32 k; past the end, x = 0.
         auto equation = [&](int k) {
             auto word = [&](const T* array) {
                 return warp.gather([&, array](int lane) {
                     const int r = lane + warp_lanes * k;
-                    return r < in_registers ? array[index(r)] : T(0);
+                    return r < in_registers ? array[at(r)] : T(0);
                 });
             };
             auto first = word(sa);
             return CrEquation<decltype(first)>{first, word(sc), word(sv)};
         };
-        decltype(equation(0)) eq[2] = {equation(0), equation(1)};
+        decltype(equation(0)) eq[Slots];
+        for (int k = 0; k < Slots; ++k) eq[k] = equation(k);
         warp_line_solve(eq, warp);
-        for (int k = 0; k < 2; ++k)
+        for (int k = 0; k < Slots; ++k)
             warp.scatter(eq[k].v, [&](int lane, T x) {
                 const int r = lane + warp_lanes * k;
-                if (r >= in_registers) return;
-                if (two_levels) {
-                    const int l = r >> 1;  // lane l's chunk gets its first or last unknown
-                    rv[slot((r & 1) == 0 ? L.coupling.start(l) : L.coupling.start(l) + L.coupling.size(l) - 1)] = x;
-                } else {
-                    rv[slot(r)] = x;
-                }
+                if (r < in_registers) sv[at(r)] = x;
             });
+        // With two levels: the lanes' chunk ends, then their interiors.
         if (two_levels)
-            warp.each_lane([&](int l) { partition_substitute(ra, rc, rv, slot, L.coupling.start(l), L.coupling.size(l)); });
+            warp.each_lane([&](int l) {
+                const int s = L.coupling.start(l), m = L.coupling.size(l);
+                rv[slot(s)] = wv[2 * l];
+                rv[slot(s + m - 1)] = wv[2 * l + 1];
+                partition_substitute(ra, rc, rv, slot, s, m);
+            });
     });
     exec.phase(L.line.count, [&](int t) {
         const int s = L.line.start(t), m = L.line.size(t);
-        v[slot(s)] = rv[slot(2 * t)];
-        v[slot(s + m - 1)] = rv[slot(2 * t + 1)];
+        if (two_levels) {
+            v[slot(s)] = rv[slot(2 * t)];
+            v[slot(s + m - 1)] = rv[slot(2 * t + 1)];
+        }
         partition_substitute(a, c, v, slot, s, m);
     });
     exec.phase(L.n, [&](int i) { store(i, v[slot(i)]); });

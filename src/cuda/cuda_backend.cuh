@@ -227,9 +227,9 @@ public:
     void solve_batch(const vector<T>& dl, const vector<T>& d, const vector<T>& du, vector<T>& x, int n, int batch,
                      int threads = 0, std::optional<CrStaging> staging = {}, int chunks = 0) {
         if (chunks > 0) {
-            const PartitionLayout layout = make_partition_layout<T>(n, chunks);
-            with_in_flight([&](auto in_flight) {
-                auto kernel = kernels::tridiagonal_batch_partitioned<T, decltype(in_flight)::value>;
+            with_partition_slots([&](auto slots) {
+                const PartitionLayout layout = make_partition_layout<T>(n, chunks, slots);
+                auto kernel = kernels::tridiagonal_batch_partitioned<T, decltype(slots)::value>;
                 launch("tridiagonal_batch_partitioned kernel", kernel, batch, partition_threads(layout, threads),
                        allow_shared(kernel, layout.words() * sizeof(T)), dl.data(), d.data(), du.data(), x.data(), layout);
             });
@@ -437,7 +437,7 @@ public:
         std::optional<int> threads_per_line;   ///< a multiple of 32, at most 512 (instead of line_threads())
         std::optional<int> partitioned_from;   ///< lines of at least this many unknowns by the partition method
         std::optional<int> partition_chunks;   ///< chunks per line of the partition method
-        std::optional<int> partition_in_flight;  ///< its loads in flight per thread: 1 or 4
+        std::optional<int> partition_slots;    ///< equations per lane of its warp: 2 or 8
     } line_tuning;
     /// Adjacent y-lines of `length` unknowns, on a grid of `columns` columns, solved by one
     /// cyclic-reduction block in place; 0: the grid is transposed instead. Measured on the H200
@@ -477,7 +477,8 @@ public:
     template <class T>
     bool partitioned(int length) const {
         return length >= line_tuning.partitioned_from.value_or(default_partitioned_from) &&
-               make_partition_layout<T>(length, partition_chunks<T>(length)).words() * sizeof(T) <= shared_limit_;
+               make_partition_layout<T>(length, partition_chunks<T>(length), partition_warp_slots()).words() * sizeof(T) <=
+                   shared_limit_;
     }
     static constexpr int default_partitioned_from = 1 << 30;
     /// Chunks per line of the partition method, one thread each: chunks of about 16 equations,
@@ -533,14 +534,15 @@ private:
         const int threads = asked > 0 ? asked : 2 * layout.line.count;
         return std::clamp((threads + warp_lanes - 1) / warp_lanes * warp_lanes, warp_lanes, 2 * partition_max_chunks);
     }
-    /// with_constant() over the loads in flight per thread of the partition method.
+    /// with_constant() over the equations per lane that the partition method's warp holds.
     template <class F>
-    void with_in_flight(F&& f) const {
-        const int in_flight = line_tuning.partition_in_flight.value_or(default_partition_in_flight);
-        if (!with_constant<1, 4>(in_flight, f))
-            throw std::invalid_argument("partition method: 1 or 4 loads in flight, not " + std::to_string(in_flight));
+    void with_partition_slots(F&& f) const {
+        const int slots = partition_warp_slots();
+        if (!with_constant<2, 8>(slots, f))
+            throw std::invalid_argument("partition method: 2 or 8 equations per lane, not " + std::to_string(slots));
     }
-    static constexpr int default_partition_in_flight = 4;
+    int partition_warp_slots() const { return line_tuning.partition_slots.value_or(default_partition_slots); }
+    static constexpr int default_partition_slots = 8;
     /// with_constant() over the three level-0 stagings of the cyclic reduction.
     template <class F>
     static void with_staging(CrStaging staging, F&& f) {
@@ -552,9 +554,9 @@ private:
         const bool along_x = direction == Direction::x;
         const int length = along_x ? A.mx : A.my, count = along_x ? A.my : A.mx;
         if (lines == 1 && partitioned<T>(length)) {
-            const PartitionLayout layout = make_partition_layout<T>(length, partition_chunks<T>(length));
-            with_in_flight([&](auto in_flight) {
-                auto kernel = kernels::line_relax_partitioned<T, decltype(in_flight)::value>;
+            with_partition_slots([&](auto slots) {
+                const PartitionLayout layout = make_partition_layout<T>(length, partition_chunks<T>(length), slots);
+                auto kernel = kernels::line_relax_partitioned<T, decltype(slots)::value>;
                 launch("line_relax_partitioned kernel", kernel, count,
                        partition_threads(layout, line_tuning.threads_per_line.value_or(0)),
                        allow_shared(kernel, layout.words() * sizeof(T)), A, b, x_in, x_out, direction, omega, layout);

@@ -327,28 +327,12 @@ __global__ void __launch_bounds__(warps_per_line_block * warp_lanes) line_relax_
 }
 
 /// Runs the phases of partitioned_line_solve() with the threads of a block: a phase strides its
-/// items over all threads and ends with a block barrier; a streamed phase has each thread read
-/// `InFlight` items before it writes the first; the coupling system is solved by warp 0 while
-/// the others wait at the barrier that follows.
-template <int InFlight>
+/// items over all threads and ends with a block barrier; the coupling system is solved by warp 0
+/// while the others wait at the barrier that follows.
 struct BlockPartition {
-    static constexpr int in_flight = InFlight;
     template <class Body>
     __device__ void phase(int count, Body&& body) {
         for (int t = threadIdx.x; t < count; t += blockDim.x) body(t);
-        __syncthreads();
-    }
-    template <class Read, class Write>
-    __device__ void streamed(int count, Read&& read, Write&& write) {
-        for (int first = threadIdx.x; first < count; first += in_flight * blockDim.x) {
-            decltype(read(0)) value[in_flight];
-#pragma unroll
-            for (int u = 0; u < in_flight; ++u)
-                if (const int t = first + u * blockDim.x; t < count) value[u] = read(t);
-#pragma unroll
-            for (int u = 0; u < in_flight; ++u)
-                if (const int t = first + u * blockDim.x; t < count) write(t, value[u]);
-        }
         __syncthreads();
     }
     template <class Body>
@@ -360,7 +344,7 @@ struct BlockPartition {
 
 /// The ADI half-step for long lines by the partition method (partitioned_line_solve.hpp), one
 /// line per block; y-lines as x-lines of the transposed grid.
-template <class T, int InFlight>
+template <class T, int Slots>
 __global__ void __launch_bounds__(2 * partition_max_chunks)
     line_relax_partitioned(BandsView<T> A, const T* __restrict__ b, const T* __restrict__ x_in, T* __restrict__ x_out,
                            Direction direction, T omega, PartitionLayout layout) {
@@ -369,8 +353,8 @@ __global__ void __launch_bounds__(2 * partition_max_chunks)
     extern __shared__ unsigned char raw_shared[];
     T* shared = reinterpret_cast<T*>(raw_shared);
     const int line = blockIdx.x;
-    BlockPartition<InFlight> exec;
-    partitioned_line_solve<T>(
+    BlockPartition exec;
+    partitioned_line_solve<Slots, T>(
         layout, shared, exec, [&](int r) { return sweep.load(line, r); }, [&](int r, T x) { sweep.store(line, r, x); });
 }
 
@@ -394,7 +378,7 @@ __global__ void __launch_bounds__(1024)
 }
 
 /// The batch of tridiagonal_batch() by the partition method, one system per block.
-template <class T, int InFlight>
+template <class T, int Slots>
 __global__ void __launch_bounds__(2 * partition_max_chunks)
     tridiagonal_batch_partitioned(const T* __restrict__ dl, const T* __restrict__ d, const T* __restrict__ du, T* x,
                                   PartitionLayout layout) {
@@ -402,8 +386,8 @@ __global__ void __launch_bounds__(2 * partition_max_chunks)
     extern __shared__ unsigned char raw_shared[];
     T* shared = reinterpret_cast<T*>(raw_shared);
     const std::size_t base = static_cast<std::size_t>(blockIdx.x) * layout.n;
-    BlockPartition<InFlight> exec;
-    partitioned_line_solve<T>(
+    BlockPartition exec;
+    partitioned_line_solve<Slots, T>(
         layout, shared, exec, [&](int r) { return cr_normalise(dl[base + r], d[base + r], du[base + r], x[base + r]); },
         [&](int r, T value) { x[base + r] = value; });
 }

@@ -163,7 +163,7 @@ TEMPLATE_TEST_CASE("CUDA ADI line sweeps (cyclic reduction, one warp per short l
     solvers.push_back({std::nullopt, warp_line_max, std::nullopt});
     // Every line by the partition method (y-lines transposed), 32 to 256 chunks per line.
     for (int chunks : {32, 64, 128, 256})
-        for (int in_flight : {1, 4}) solvers.push_back({std::nullopt, 0, 0, std::nullopt, 0, chunks, in_flight});
+        for (int slots : {2, 8}) solvers.push_back({std::nullopt, 0, 0, std::nullopt, 0, chunks, slots});
     // The warps' edges (lengths 544 and 545, slot counts), and y-lines of 4097, too long for 8
     // per block in shared memory (the backend then takes fewer).
     const std::pair<int, int> edges[] = {{544, 513}, {545, 96}, {97, 160}, {161, 288}, {9, 4097}};
@@ -180,7 +180,7 @@ TEMPLATE_TEST_CASE("CUDA ADI line sweeps (cyclic reduction, one warp per short l
                     by_warp ? "one warp per line, " + std::to_string(warp_line_slots(length)) + " slots per lane"
                     : solver.partition_chunks
                         ? "partition method, " + std::to_string(*solver.partition_chunks) + " chunks asked, " +
-                              std::to_string(*solver.partition_in_flight) + " loads in flight"
+                              std::to_string(*solver.partition_slots) + " slots per lane"
                         : std::string("cyclic reduction, level 0 staged: ") +
                               (solver.staging ? to_string(*solver.staging) : "the backend's choice") + ", " +
                               (lines ? std::to_string(lines) + " lines per block" : "transposed");
@@ -398,7 +398,7 @@ TEMPLATE_TEST_CASE("CUDA cyclic reduction and partition method agree with Thomas
     for (int n : lengths) {
         for (auto [staging, chunks] : methods) {
             if (chunks == 0 && make_cr_layout(n, sizeof(T), staging).words * sizeof(T) > gpu().shared_bytes_per_block()) continue;
-            if (chunks > 0 && (n < 2 || make_partition_layout<T>(n, chunks).words() * sizeof(T) > gpu().shared_bytes_per_block()))
+            if (chunks > 0 && (n < 2 || make_partition_layout<T>(n, chunks, 8).words() * sizeof(T) > gpu().shared_bytes_per_block()))
                 continue;
             INFO("line of " << n << " unknowns (longest " << longest << "), " << (sizeof(T) == 4 ? "float" : "double") << ", "
                             << (chunks ? "partition method, " + std::to_string(chunks) + " chunks asked"
