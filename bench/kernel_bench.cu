@@ -265,13 +265,14 @@ void cycle_timings(CudaBackend& be, int level, std::vector<Timing>& out) {
     be.line_tuning.warp_lines_up_to = 0;
     per_level(", every line by cyclic reduction");
     be.line_tuning.warp_lines_up_to.reset();
-    // Lines of at least 257, 513, 1025 or 2049 unknowns by the partition method (the rows above
-    // use the backend's choice).
-    for (int from : {257, 513, 1025, 2049}) {
+    // Lines of at least 257, 513, 1025 or 2049 unknowns by the partition method, or none (the
+    // rows above use the backend's choice).
+    for (int from : {257, 513, 1025, 2049, 1 << 30}) {
         be.line_tuning.partitioned_from = from;
         Multigrid<CudaBackend, T> partitioned(be, h, options);
         be.fill(partitioned.rhs(), T(1));
-        out.push_back({"V-cycle, partitioned lines from " + std::to_string(from) + " unknowns",
+        out.push_back({from == 1 << 30 ? std::string("V-cycle, no line by the partition method")
+                                       : "V-cycle, partitioned lines from " + std::to_string(from) + " unknowns",
                        bench::median_ms(be.stream(), 5, 5, [&] { partitioned.cycle(); }), 0});
     }
     be.line_tuning.partitioned_from.reset();

@@ -221,11 +221,13 @@ public:
     /// Solves `batch` tridiagonal systems of n unknowns stored one after another (the layout of
     /// cuSPARSE's gtsv2StridedBatch) in place in x, one block of `threads` per system.
     /// With `chunks` > 0 the systems are solved by the partition method instead
-    /// (partitioned_line_solve.hpp), that many chunks per system and `threads` (default: one per
-    /// chunk) per block.
+    /// (partitioned_line_solve.hpp), that many chunks per system and `threads` (default: two per
+    /// chunk) per block. With neither chunks, threads nor staging given, the method is the line
+    /// sweeps' choice (partitioned()).
     template <class T>
     void solve_batch(const vector<T>& dl, const vector<T>& d, const vector<T>& du, vector<T>& x, int n, int batch,
                      int threads = 0, std::optional<CrStaging> staging = {}, int chunks = 0) {
+        if (chunks == 0 && !staging && threads == 0 && partitioned<T>(n)) chunks = partition_chunks<T>(n);
         if (chunks > 0) {
             with_partition_slots([&](auto slots) {
                 const PartitionLayout layout = make_partition_layout<T>(n, chunks, slots);
@@ -473,22 +475,24 @@ public:
     static constexpr int default_warp_lines_up_to = 129;
 
     /// Lines of at least this many unknowns (that fit shared memory) are solved by the partition
-    /// method (partitioned_line_solve.hpp), shorter ones by cyclic reduction or one warp.
+    /// method (partitioned_line_solve.hpp), shorter ones by cyclic reduction or one warp. Measured
+    /// on the H200 (bench/PERFORMANCE.md, "Long lines by the partition method", run at 6af9f8d):
+    /// faster than cyclic reduction for every line of 1025 unknowns or more in both precisions,
+    /// in the batch and in both sweeps (x-sweep at L=10: float 0.0232 against 0.0285 ms, double
+    /// 0.0390 against 0.0493; at L=12 0.304 against 0.362 and 0.672 against 0.888).
     template <class T>
     bool partitioned(int length) const {
         return length >= line_tuning.partitioned_from.value_or(default_partitioned_from) &&
                make_partition_layout<T>(length, partition_chunks<T>(length), partition_warp_slots()).words() * sizeof(T) <=
                    shared_limit_;
     }
-    static constexpr int default_partitioned_from = 1 << 30;
-    /// Chunks per line of the partition method, one thread each: chunks of about 16 equations,
-    /// 32 to 256 of them (the coupling system of 2 C equations is one warp's).
+    static constexpr int default_partitioned_from = 1025;
+    /// Chunks per line of the partition method (two threads each, partition_threads()): 128 up
+    /// to 1025 unknowns (float: up to 2049), 256 beyond, the fastest sweeps of the same run.
     template <class T>
     int partition_chunks(int length) const {
         if (line_tuning.partition_chunks) return *line_tuning.partition_chunks;
-        int chunks = 32;
-        while (chunks < 256 && chunks * 32 < length) chunks *= 2;
-        return chunks;
+        return length <= (sizeof(T) == 4 ? 2049 : 1025) ? 128 : 256;
     }
 
     /// Threads per line, as measured fastest by bench/tridiagonal_bench on the H200: 128 (float)
@@ -542,7 +546,9 @@ private:
             throw std::invalid_argument("partition method: 2 or 8 equations per lane, not " + std::to_string(slots));
     }
     int partition_warp_slots() const { return line_tuning.partition_slots.value_or(default_partition_slots); }
-    static constexpr int default_partition_slots = 8;
+    /// Two: the coupling system by a second level in warp 0, which beat 8 slots in registers
+    /// in every sweep and batch of 1025 unknowns or more (same run).
+    static constexpr int default_partition_slots = 2;
     /// with_constant() over the three level-0 stagings of the cyclic reduction.
     template <class F>
     static void with_staging(CrStaging staging, F&& f) {
