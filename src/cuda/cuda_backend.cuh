@@ -436,7 +436,7 @@ public:
         std::optional<CrStaging> staging;
         std::optional<int> warp_lines_up_to;   ///< 0: every line by cyclic reduction
         std::optional<int> y_lines_per_block;  ///< 1, 2, 4 or 8; 0: y-lines by transposing the grid
-        std::optional<int> threads_per_line;   ///< a multiple of 32, at most 512 (instead of line_threads())
+        std::optional<int> threads_per_line;   ///< a multiple of 32: instead of line_threads(), or of two per chunk
         std::optional<int> partitioned_from;   ///< lines of at least this many unknowns by the partition method
         std::optional<int> partition_chunks;   ///< chunks per line of the partition method
         std::optional<int> partition_slots;    ///< equations per lane of its warp: 2 or 8
