@@ -253,3 +253,30 @@ TEST_CASE("CPU backend: the fused update, defect and norm equal axpy, defect and
     CHECK(d == d_sep);
     CHECK(norm == cpu.norm2(d_sep));
 }
+
+TEST_CASE("CPU backend: k Jacobi steps in one call equal k single steps bit for bit, and keep x_in", "[smoother]") {
+    // The multigrid cycle hands the backend several Jacobi steps at once (the GPU fuses up to
+    // four into one pass; its kernel is checked against this call).
+    CpuBackend cpu;
+    const NineBands<double> A = assemble_stiffness(builtin_case("A2").mesh(5));
+    const std::size_t n = A.rows();
+    std::mt19937 rng(22);
+    std::vector<double> b(n), x(n);
+    for (std::size_t p = 0; p < n; ++p) {
+        b[p] = uniform(rng);
+        x[p] = uniform(rng);
+    }
+    const std::vector<double> x_in = x;
+    for (int steps = 1; steps <= 5; ++steps) {
+        INFO(steps << " steps");
+        std::vector<double> fused(n);
+        cpu.jacobi_steps(A, b, x, fused, 0.7, steps);
+        std::vector<double> single = x, next(n);
+        for (int s = 0; s < steps; ++s) {
+            cpu.jacobi(A, b, single, next, 0.7);
+            single.swap(next);
+        }
+        CHECK(fused == single);
+        CHECK(x == x_in);
+    }
+}

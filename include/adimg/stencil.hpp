@@ -12,22 +12,22 @@ namespace adimg {
 /// Which grid lines an ADI half-step solves implicitly.
 enum class Direction { x, y };
 
-/// (A x)_p for node (i, j), where x_at(dx, dy) gives x at the neighbour (i + dx, j + dy): from a
-/// grid in memory (row_product below), or from a tile of just-computed values in shared memory
-/// (the fused Jacobi pair of the CUDA backend). Interior nodes take the unchecked nine-point path;
-/// nodes on the grid edge skip neighbours outside the grid (their band entries are zero by
-/// contract).
-template <class Acc, class T, class At>
-ADIMG_HD Acc row_product_at(const BandsView<T>& A, int i, int j, At&& x_at) {
-    const std::size_t p = static_cast<std::size_t>(j) * A.mx + i;
+/// (A x)_p for node (i, j) of an mx x my grid, where band(k) gives the row's entry in band k
+/// and x_at(dx, dy) gives x at the neighbour (i + dx, j + dy): from a grid in memory
+/// (row_product below), or from just-computed values in shared memory and a row's bands held
+/// in registers (the fused Jacobi steps of the CUDA backend). Interior nodes take the unchecked
+/// nine-point path; nodes on the grid edge skip neighbours outside the grid (their band entries
+/// are zero by contract).
+template <class Acc, class Band, class At>
+ADIMG_HD Acc nine_point_product(int mx, int my, int i, int j, Band&& band, At&& x_at) {
     Acc sum = 0;
-    if (i > 0 && i < A.mx - 1 && j > 0 && j < A.my - 1) {
-        for (int k = 0; k < 9; ++k) sum += Acc(A(k, p)) * Acc(x_at(band_dx(k), band_dy(k)));
+    if (i > 0 && i < mx - 1 && j > 0 && j < my - 1) {
+        for (int k = 0; k < 9; ++k) sum += Acc(band(k)) * Acc(x_at(band_dx(k), band_dy(k)));
         return sum;
     }
     for (int k = 0; k < 9; ++k) {
         const int ii = i + band_dx(k), jj = j + band_dy(k);
-        if (ii >= 0 && ii < A.mx && jj >= 0 && jj < A.my) sum += Acc(A(k, p)) * Acc(x_at(band_dx(k), band_dy(k)));
+        if (ii >= 0 && ii < mx && jj >= 0 && jj < my) sum += Acc(band(k)) * Acc(x_at(band_dx(k), band_dy(k)));
     }
     return sum;
 }
@@ -37,7 +37,8 @@ ADIMG_HD Acc row_product_at(const BandsView<T>& A, int i, int j, At&& x_at) {
 template <class Acc, class T, class V>
 ADIMG_HD Acc row_product(const BandsView<T>& A, const V& x, int i, int j) {
     const long long p = static_cast<long long>(j) * A.mx + i, mx = A.mx;
-    return row_product_at<Acc>(A, i, j, [&](int dx, int dy) { return x[p + dy * mx + dx]; });
+    return nine_point_product<Acc>(A.mx, A.my, i, j, [&](int k) { return A(k, p); },
+                                   [&](int dx, int dy) { return x[p + dy * mx + dx]; });
 }
 
 /// The iterate after a correction, x + alpha c, read entry by entry: the refinement loop's update

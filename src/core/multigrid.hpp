@@ -7,6 +7,7 @@
 
 #include "coarse_solve.hpp"
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -117,24 +118,22 @@ private:
     }
 
     /// `steps` smoothing steps; an ADI application (x-lines, then y-lines) counts as two. Jacobi
-    /// steps go in pairs (one pass over memory on the GPU), an odd one last. The out-of-place
-    /// smoothers swap x and scratch after each call; after an odd number of swaps the result is
-    /// copied back, so that x is the same buffer at every call (a recorded cycle replays with
-    /// fixed buffers).
+    /// steps go as many per call as the backend fuses (up to four in one pass over memory on the
+    /// GPU). The out-of-place smoothers swap x and scratch after each call; after an odd number
+    /// of swaps the result is copied back, so that x is the same buffer at every call (a
+    /// recorded cycle replays with fixed buffers).
     void smooth(Level& level, int steps) {
         int swaps = 0;
         for (int s = 0; s < steps; ++s) {
             switch (options_.smoother) {
-            case Smoother::jacobi:
-                if (s + 1 < steps) {
-                    be_.jacobi_pair(level.A, level.b, level.x, level.scratch, T(options_.omega));
-                    ++s;
-                } else {
-                    be_.jacobi(level.A, level.b, level.x, level.scratch, T(options_.omega));
-                }
+            case Smoother::jacobi: {
+                const int fused = std::min(steps - s, Backend::max_jacobi_steps_per_pass);
+                be_.jacobi_steps(level.A, level.b, level.x, level.scratch, T(options_.omega), fused);
+                s += fused - 1;
                 std::swap(level.x, level.scratch);
                 ++swaps;
                 break;
+            }
             case Smoother::gauss_seidel:
                 be_.gauss_seidel(level.A, level.b, level.x);
                 break;

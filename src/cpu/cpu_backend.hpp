@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <limits>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -55,10 +56,10 @@ public:
     }
     template <class T>
     static std::size_t bytes(const matrix<T>& A) { return A.values.size() * sizeof(T); }
-    /// Bytes the backend holds besides the levels: the first step of jacobi_pair() (the line
-    /// sweeps allocate their small per-thread buffers for the duration of a sweep).
+    /// Bytes the backend holds besides the levels: jacobi_steps()'s workspace (the line sweeps
+    /// allocate their small per-thread buffers for the duration of a sweep).
     std::size_t workspace_bytes() const {
-        return std::get<0>(first_step_).size() * sizeof(float) + std::get<1>(first_step_).size() * sizeof(double);
+        return std::get<0>(workspace_).size() * sizeof(float) + std::get<1>(workspace_).size() * sizeof(double);
     }
 
     // --- stencil operations -----------------------------------------------------------------
@@ -80,14 +81,21 @@ public:
         jacobi_into(A, b, x_in.data(), x_out.data(), omega);
     }
 
-    /// Two Jacobi steps from x_in into x_out (x_in is left as is): the first into a workspace
-    /// vector, the second from it. The CUDA backend fuses them into one pass over memory.
+    /// `steps` Jacobi steps from x_in into x_out (x_in is left as is), alternating between x_out
+    /// and a workspace vector so that the last lands in x_out. The CUDA backend fuses up to four
+    /// into one pass over memory; here any number is one call.
+    static constexpr int max_jacobi_steps_per_pass = std::numeric_limits<int>::max();
     template <class T>
-    void jacobi_pair(const matrix<T>& A, const vector<T>& b, const vector<T>& x_in, vector<T>& x_out, T omega) {
-        std::vector<T>& first = std::get<std::vector<T>>(first_step_);
-        if (first.size() < x_in.size()) first.resize(x_in.size());
-        jacobi_into(A, b, x_in.data(), first.data(), omega);
-        jacobi_into(A, b, first.data(), x_out.data(), omega);
+    void jacobi_steps(const matrix<T>& A, const vector<T>& b, const vector<T>& x_in, vector<T>& x_out, T omega,
+                      int steps) {
+        std::vector<T>& other = std::get<std::vector<T>>(workspace_);
+        if (steps > 1 && other.size() < x_in.size()) other.resize(x_in.size());
+        const T* from = x_in.data();
+        for (int s = 0; s < steps; ++s) {
+            T* to = (steps - 1 - s) % 2 == 0 ? x_out.data() : other.data();
+            jacobi_into(A, b, from, to, omega);
+            from = to;
+        }
     }
 
     /// One four-colour Gauss–Seidel sweep in place: colours (0,0), (1,0), (0,1), (1,1) as
@@ -286,7 +294,7 @@ public:
     void forget(const void* /*key*/) {}
 
 private:
-    /// x_out = x_in + omega D^-1 (b - A x_in), on raw arrays (jacobi() and jacobi_pair()).
+    /// x_out = x_in + omega D^-1 (b - A x_in), on raw arrays (jacobi() and jacobi_steps()).
     template <class T>
     void jacobi_into(const matrix<T>& A, const vector<T>& b, const T* x_in, T* x_out, T omega) {
         const BandsView<T> Av = view(A);
@@ -298,7 +306,7 @@ private:
             }
     }
 
-    std::tuple<std::vector<float>, std::vector<double>> first_step_;  // jacobi_pair's first step
+    std::tuple<std::vector<float>, std::vector<double>> workspace_;  // every other step of jacobi_steps()
 };
 
 }  // namespace adimg

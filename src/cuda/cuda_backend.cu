@@ -44,6 +44,7 @@ CudaBackend::CudaBackend() {
     int optin = 0;
     ADIMG_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     shared_limit_ = static_cast<std::size_t>(optin);
+    multiprocessors_ = props.multiProcessorCount;
     name_ = std::string(props.name) + " (sm_" + std::to_string(props.major) + std::to_string(props.minor) + ", " +
             std::to_string(props.totalGlobalMem >> 30) + " GiB)";
     // A blocking stream: it waits for work on the legacy default stream, where cudaMalloc'd

@@ -172,13 +172,27 @@ public:
         launch("jacobi kernel", kernels::jacobi<T>, tiles(A.mx, A.my), block2d(), 0, A.view(), b.data(), x_in.data(),
                x_out.data(), omega);
     }
-    /// Two Jacobi steps from x_in into x_out in one pass (kernels::jacobi_pair); x_in is left as is.
+    /// `steps` Jacobi steps from x_in into x_out (x_in is left as is). One step is the plain
+    /// tiled kernel; two to max_jacobi_steps_per_pass go in one pass over memory
+    /// (kernels::jacobi_steps), whose bands of rows are cut so that the grid of blocks fills the
+    /// device once.
+    static constexpr int max_jacobi_steps_per_pass = kernels::max_fused_jacobi_steps;
     template <class T>
-    void jacobi_pair(const matrix<T>& A, const vector<T>& b, const vector<T>& x_in, vector<T>& x_out, T omega) {
-        const dim3 grid((A.mx + kernels::tile_x - 1) / kernels::tile_x,
-                        (A.my + kernels::jacobi_pair_rows - 1) / kernels::jacobi_pair_rows);
-        launch("jacobi_pair kernel", kernels::jacobi_pair<T>, grid, block2d(), 0, A.view(), b.data(), x_in.data(),
-               x_out.data(), omega);
+    void jacobi_steps(const matrix<T>& A, const vector<T>& b, const vector<T>& x_in, vector<T>& x_out, T omega,
+                      int steps) {
+        if (steps == 1) return jacobi(A, b, x_in, x_out, omega);
+        const bool known = with_constant<2, 3, 4>(steps, [&](auto fused) {
+            constexpr int Steps = decltype(fused)::value;
+            const auto kernel = kernels::jacobi_steps<T, Steps>;
+            const int strips = (A.mx + kernels::jacobi_stream_threads - 2 * Steps - 1) /
+                               (kernels::jacobi_stream_threads - 2 * Steps);
+            const int rows = jacobi_rows_per_block(kernel, strips, A.my, Steps);
+            launch("jacobi_steps kernel", kernel, dim3(strips, (A.my + rows - 1) / rows), dim3(kernels::jacobi_stream_threads),
+                   0, A.view(), b.data(), x_in.data(), x_out.data(), omega, rows);
+        });
+        if (!known)
+            throw std::invalid_argument("jacobi_steps: 1 to " + std::to_string(max_jacobi_steps_per_pass) +
+                                        " steps per pass, not " + std::to_string(steps));
     }
     template <class T>
     void gauss_seidel(const matrix<T>& A, const vector<T>& b, vector<T>& x) {
@@ -531,6 +545,18 @@ private:
     static bool with_constant(V value, F&& f) {
         return ((value == Choices ? (f(std::integral_constant<decltype(Choices), Choices>{}), true) : false) || ...);
     }
+    /// Rows per block of kernels::jacobi_steps: as many bands of rows as fill every SM once with
+    /// `strips` columns of blocks (a block streams its rows, so one wave keeps the loads in
+    /// flight), but at least 4 Steps rows, so that the recomputed edge rows stay a minority.
+    template <class Kernel>
+    int jacobi_rows_per_block(Kernel kernel, int strips, int my, int steps) {
+        auto [known, fresh] = blocks_per_sm_.try_emplace(reinterpret_cast<const void*>(kernel), 0);
+        if (fresh)
+            ADIMG_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&known->second, kernel,
+                                                                           kernels::jacobi_stream_threads, 0));
+        const int bands = std::max(1, multiprocessors_ * std::max(known->second, 1) / strips);
+        return std::max((my + bands - 1) / bands, 4 * steps);
+    }
     /// Threads of a partition-method block: `asked`, or two per chunk (the loads and stores use
     /// them all, the chunks one each); a whole number of warps, since warp 0 solves the coupling
     /// system with all its lanes.
@@ -667,6 +693,7 @@ private:
     };
     std::map<const void*, Recording> recordings_;
     std::set<const void*> raised_;  // kernels whose shared-memory limit is raised
+    std::map<const void*, int> blocks_per_sm_;  // resident blocks per SM of a kernel, by address
     bool graphs_enabled_ = true;  // ADIMG_NO_GRAPHS=1 turns replay into plain launches (for comparisons)
 
     static constexpr std::size_t min_chunk_bytes = std::size_t(4) << 20, max_chunk_bytes = std::size_t(16) << 20;
@@ -681,6 +708,7 @@ private:
     std::string name_;
     cudaStream_t stream_ = nullptr;
     std::size_t shared_limit_ = 0;
+    int multiprocessors_ = 0;
     DeviceVector<double> partial_;
     DeviceVector<double> tile_sums_;  // update_defect_norm's partial sums, one per tile
     DeviceVector<double> result_;

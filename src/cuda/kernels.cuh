@@ -83,40 +83,82 @@ __global__ void jacobi(BandsView<T> A, const T* __restrict__ b, const T* __restr
     x_out[p] = jacobi_update(x_in[p], b[p], row_product<T>(A, x_in, i, j), A(C, p), omega);
 }
 
-/// Two damped Jacobi steps in one pass over memory: the block computes the first step on its
-/// tile (tile_x x jacobi_pair_rows nodes) and a ring of one node around it into shared memory,
-/// then the second step on the tile from there. Bands, b and x_in are read once for both steps
-/// (the ring's share aside, mostly from L2), against twice for two jacobi launches. The shape
-/// is the fastest of three measured on the H200 at L=12 (bench/PERFORMANCE.md, "Jacobi steps
-/// in pairs"): 32 x 16 nodes on 256 threads, 0.326 ms in float; on 512 threads 0.352; 32 x 32 on
-/// 256 threads, its ring read row by row, 0.612; two jacobi launches 0.407.
-constexpr int jacobi_pair_rows = 2 * tile_y;
+/// Up to max_fused_jacobi_steps damped Jacobi steps in one pass over memory (temporal blocking).
+/// A block of jacobi_stream_threads threads owns a strip of columns and walks down a band of
+/// rows; thread t holds column blockIdx.x * (threads - 2 Steps) - Steps + t. At iteration q it
+/// loads row q (the nine bands, b, x_in), and step s = 1 .. Steps updates row q - s from step
+/// s - 1's rows q - s - 1 .. q - s + 1, which live in shared memory rings of four rows; every
+/// thread keeps its own column's bands and b of the last Steps rows in registers (a node's
+/// update needs only its own row of the matrix). So the bands, b and x_in are read once and
+/// x_out written once for all the steps. The price: the strip's edge columns (Steps on each
+/// side) and the band's edge rows (Steps above and below) are computed by both neighbours,
+/// and the block meets a barrier Steps times per row. The next row's loads are issued before
+/// the current row is computed, so they are in flight meanwhile.
+constexpr int jacobi_stream_threads = 128;
+constexpr int max_fused_jacobi_steps = 4;
 
 template <class T>
-__global__ void jacobi_pair(BandsView<T> A, const T* __restrict__ b, const T* __restrict__ x_in, T* __restrict__ x_out,
-                            T omega) {
+struct JacobiRow {
+    T band[9];
+    T b;
+};
+
+template <class T, int Steps>
+__global__ void __launch_bounds__(jacobi_stream_threads)
+    jacobi_steps(BandsView<T> A, const T* __restrict__ b, const T* __restrict__ x_in, T* __restrict__ x_out, T omega,
+                 int rows_per_block) {
+    static_assert(Steps >= 1 && Steps <= max_fused_jacobi_steps, "one to four steps per pass");
     follow_previous_kernel();
-    constexpr int width = tile_x + 2, height = jacobi_pair_rows + 2;
-    __shared__ T first[height][width];
-    const int i0 = blockIdx.x * tile_x - 1, j0 = blockIdx.y * jacobi_pair_rows - 1;  // the ring's corner
-    for (int t = threadIdx.y * tile_x + threadIdx.x; t < width * height; t += tile_x * tile_y) {
-        const int ti = t % width, tj = t / width, i = i0 + ti, j = j0 + tj;
-        T value = T(0);  // outside the grid: never read, as row_product_at skips those neighbours
-        if (i >= 0 && i < A.mx && j >= 0 && j < A.my) {
-            const std::size_t p = static_cast<std::size_t>(j) * A.mx + i;
-            value = jacobi_update(x_in[p], b[p], row_product<T>(A, x_in, i, j), A(C, p), omega);
+    constexpr int threads = jacobi_stream_threads, width = threads - 2 * Steps;
+    __shared__ T ring[Steps][4][threads];  // ring[s][j % 4][t]: step s's value at row j (s = 0 is x_in)
+    const int t = threadIdx.x;
+    const int i = blockIdx.x * width - Steps + t;
+    const int r0 = blockIdx.y * rows_per_block, r1 = min(r0 + rows_per_block, A.my);
+    const bool in_grid = i >= 0 && i < A.mx;
+
+    // Row q of this thread's column; zeros outside the grid (never used: the nine-point product
+    // skips neighbours there).
+    auto load = [&](int q, JacobiRow<T>& row, T& x) {
+        const bool inside = in_grid && q < A.my;
+        const std::size_t p = static_cast<std::size_t>(q) * A.mx + i;
+#pragma unroll
+        for (int k = 0; k < 9; ++k) row.band[k] = inside ? A(k, p) : T(0);
+        row.b = inside ? b[p] : T(0);
+        x = inside ? x_in[p] : T(0);
+    };
+    JacobiRow<T> rows[Steps];  // rows[k]: rows q - 1 - k at the top of iteration q
+    JacobiRow<T> next;
+    T next_x;
+    const int first = max(r0 - Steps, 0), last = r1 - 1 + Steps;
+    load(first, next, next_x);
+    for (int q = first; q <= last; ++q) {
+        const JacobiRow<T> current = next;
+        ring[0][q & 3][t] = next_x;
+        if (q < last) load(q + 1, next, next_x);
+        __syncthreads();
+#pragma unroll
+        for (int s = 1; s <= Steps; ++s) {
+            // Step s updates row j = q - s where a later step, or the output, needs it.
+            const int j = q - s, reach = Steps - s;
+            const bool needed = in_grid && t >= s && t < threads - s && j >= max(r0 - reach, 0) &&
+                                j <= min(r1 - 1 + reach, A.my - 1);
+            T value = T(0);
+            if (needed) {
+                const JacobiRow<T>& row = rows[s - 1];
+                const T Ax = nine_point_product<T>(A.mx, A.my, i, j, [&](int k) { return row.band[k]; },
+                                                   [&](int dx, int dy) { return ring[s - 1][(j + dy) & 3][t + dx]; });
+                value = jacobi_update(ring[s - 1][j & 3][t], row.b, Ax, row.band[C], omega);
+            }
+            if (s < Steps) {
+                ring[s][j & 3][t] = value;
+                __syncthreads();
+            } else if (needed) {  // the last step is needed exactly on the block's own nodes
+                x_out[static_cast<std::size_t>(j) * A.mx + i] = value;
+            }
         }
-        first[tj][ti] = value;
-    }
-    __syncthreads();
-    const int i = blockIdx.x * tile_x + threadIdx.x;
-    for (int r = threadIdx.y; r < jacobi_pair_rows; r += tile_y) {
-        const int j = blockIdx.y * jacobi_pair_rows + r;
-        if (i >= A.mx || j >= A.my) return;
-        const std::size_t p = static_cast<std::size_t>(j) * A.mx + i;
-        const int ti = threadIdx.x + 1, tj = r + 1;
-        const T Ax = row_product_at<T>(A, i, j, [&](int dx, int dy) { return first[tj + dy][ti + dx]; });
-        x_out[p] = jacobi_update(first[tj][ti], b[p], Ax, A(C, p), omega);
+#pragma unroll
+        for (int k = Steps - 1; k > 0; --k) rows[k] = rows[k - 1];
+        rows[0] = current;
     }
 }
 

@@ -102,12 +102,16 @@ const std::pair<int, int> coarsenable[] = {{3, 3}, {33, 17}, {65, 129}, {257, 33
 
 }  // namespace
 
-TEMPLATE_TEST_CASE("CUDA defect, Jacobi (one step, and two fused) and Gauss-Seidel equal the CPU backend", "[gpu]", float,
+TEMPLATE_TEST_CASE("CUDA defect, Jacobi (one step, and two to four fused) and Gauss-Seidel equal the CPU backend", "[gpu]", float,
                    double) {
     using T = TestType;
     std::mt19937 rng(11);
     CpuBackend cpu;
-    for (auto [mx, my] : grids) {
+    // The grids at the edges, and one large enough that the fused Jacobi steps take bands of
+    // more than their minimum of rows.
+    std::vector<std::pair<int, int>> sizes(std::begin(grids), std::end(grids));
+    sizes.emplace_back(2049, 1537);
+    for (auto [mx, my] : sizes) {
         INFO(mx << "x" << my << " grid, " << (sizeof(T) == 4 ? "float" : "double"));
         const NineBands<double> A = random_bands(mx, my, rng);
         const std::size_t n = A.rows();
@@ -129,13 +133,17 @@ TEMPLATE_TEST_CASE("CUDA defect, Jacobi (one step, and two fused) and Gauss-Seid
         cpu.jacobi(A_cpu, b_cpu, x_cpu, j_cpu, T(0.7));
         CHECK(difference(host(j_gpu), as_double(j_cpu)) < tolerance<T>());
 
-        // Two steps in one pass (tiles of 32 x 16 with a ring: the grids' edges cut them).
-        auto pair_gpu = poisoned<T>(n);
-        gpu().jacobi_pair(A_gpu, b_gpu, x_gpu, pair_gpu, T(0.7));
-        std::vector<T> pair_cpu(n);
-        cpu.jacobi_pair(A_cpu, b_cpu, x_cpu, pair_cpu, T(0.7));
-        CHECK(difference(host(pair_gpu), as_double(pair_cpu)) < 2 * tolerance<T>());
-        CHECK(host(x_gpu) == as_double(x_cpu));  // the input is left as is
+        // Two to four steps in one pass: strips of 128 - 2 steps columns and bands of rows cut
+        // by the grids' edges; a second CPU call from the same input checks that x_in is kept.
+        for (int steps = 1; steps <= CudaBackend::max_jacobi_steps_per_pass; ++steps) {
+            INFO(steps << " steps in one pass");
+            auto fused_gpu = poisoned<T>(n);
+            gpu().jacobi_steps(A_gpu, b_gpu, x_gpu, fused_gpu, T(0.7), steps);
+            std::vector<T> fused_cpu(n);
+            cpu.jacobi_steps(A_cpu, b_cpu, x_cpu, fused_cpu, T(0.7), steps);
+            CHECK(difference(host(fused_gpu), as_double(fused_cpu)) < steps * tolerance<T>());
+            CHECK(host(x_gpu) == as_double(x_cpu));  // the input is left as is
+        }
 
         auto g_gpu = device<T>(x);
         gpu().gauss_seidel(A_gpu, b_gpu, g_gpu);
