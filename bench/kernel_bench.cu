@@ -63,6 +63,11 @@ std::vector<Timing> measure(CudaBackend& be, const NineBands<double>& A_host, co
         });
         time("jacobi, " + std::to_string(steps) + " steps in one pass (jacobi_steps)", 12,
              [&] { be.jacobi_steps(A, b, x, y, T(0.7), steps); });
+        if (steps == 4)
+            time("jacobi, 4 steps in two passes of 2", 12, [&] {
+                be.jacobi_steps(A, b, x, z, T(0.7), 2);
+                be.jacobi_steps(A, b, z, y, T(0.7), 2);
+            });
     }
     time("gauss_seidel (4 colours)", 12, [&] { be.gauss_seidel(A, b, x); });
     time("line_relax x-lines", 12, [&] { be.line_relax(A, b, x, y, Direction::x, T(0.7)); });

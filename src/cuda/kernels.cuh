@@ -126,7 +126,10 @@ __global__ void __launch_bounds__(jacobi_stream_threads)
         row.b = inside ? b[p] : T(0);
         x = inside ? x_in[p] : T(0);
     };
-    JacobiRow<T> rows[Steps];  // rows[k]: rows q - 1 - k at the top of iteration q
+    // rows[k]: row q - 1 - k at the top of iteration q. Zeros before the first rows arrive: left
+    // uninitialised, the compiler may fold the shift below into a copy of rows[0] (it did for
+    // three and four steps, which then read the wrong rows).
+    JacobiRow<T> rows[Steps] = {};
     JacobiRow<T> next;
     T next_x;
     const int first = max(r0 - Steps, 0), last = r1 - 1 + Steps;
