@@ -118,8 +118,8 @@ private:
     }
 
     /// `steps` smoothing steps; an ADI application (x-lines, then y-lines) counts as two. Jacobi
-    /// steps go as many per call as the backend fuses (up to four in one pass over memory on the
-    /// GPU). The out-of-place smoothers swap x and scratch after each call; after an odd number
+    /// steps go as many per call as the backend takes on this grid (two in one pass over memory on
+    /// the GPU's large grids). The out-of-place smoothers swap x and scratch after each call; after an odd number
     /// of swaps the result is copied back, so that x is the same buffer at every call (a
     /// recorded cycle replays with fixed buffers).
     void smooth(Level& level, int steps) {
@@ -127,7 +127,7 @@ private:
         for (int s = 0; s < steps; ++s) {
             switch (options_.smoother) {
             case Smoother::jacobi: {
-                const int fused = std::min(steps - s, Backend::max_jacobi_steps_per_pass);
+                const int fused = std::min(steps - s, be_.jacobi_steps_per_pass(level.A));
                 be_.jacobi_steps(level.A, level.b, level.x, level.scratch, T(options_.omega), fused);
                 s += fused - 1;
                 std::swap(level.x, level.scratch);

@@ -82,9 +82,10 @@ public:
     }
 
     /// `steps` Jacobi steps from x_in into x_out (x_in is left as is), alternating between x_out
-    /// and a workspace vector so that the last lands in x_out. The CUDA backend fuses up to four
-    /// into one pass over memory; here any number is one call.
-    static constexpr int max_jacobi_steps_per_pass = std::numeric_limits<int>::max();
+    /// and a workspace vector so that the last lands in x_out. The CUDA backend fuses two into one
+    /// pass over memory on large grids; here any number is one call.
+    template <class T>
+    int jacobi_steps_per_pass(const matrix<T>& /*A*/) const { return std::numeric_limits<int>::max(); }
     template <class T>
     void jacobi_steps(const matrix<T>& A, const vector<T>& b, const vector<T>& x_in, vector<T>& x_out, T omega,
                       int steps) {

@@ -172,27 +172,29 @@ public:
         launch("jacobi kernel", kernels::jacobi<T>, tiles(A.mx, A.my), block2d(), 0, A.view(), b.data(), x_in.data(),
                x_out.data(), omega);
     }
-    /// `steps` Jacobi steps from x_in into x_out (x_in is left as is). One step is the plain
-    /// tiled kernel; two to max_jacobi_steps_per_pass go in one pass over memory
-    /// (kernels::jacobi_steps), whose bands of rows are cut so that the grid of blocks fills the
-    /// device once.
-    static constexpr int max_jacobi_steps_per_pass = kernels::max_fused_jacobi_steps;
+    /// `steps` Jacobi steps from x_in into x_out (x_in is left as is): one by the plain tiled
+    /// kernel, two in one pass over memory (kernels::jacobi_steps), whose bands of rows are cut
+    /// so that the grid of blocks fills the device once.
     template <class T>
     void jacobi_steps(const matrix<T>& A, const vector<T>& b, const vector<T>& x_in, vector<T>& x_out, T omega,
                       int steps) {
         if (steps == 1) return jacobi(A, b, x_in, x_out, omega);
-        const bool known = with_constant<2, 3, 4>(steps, [&](auto fused) {
-            constexpr int Steps = decltype(fused)::value;
-            const auto kernel = kernels::jacobi_steps<T, Steps>;
-            const int strips = (A.mx + kernels::jacobi_stream_threads - 2 * Steps - 1) /
-                               (kernels::jacobi_stream_threads - 2 * Steps);
-            const int rows = jacobi_rows_per_block(kernel, strips, A.my, Steps);
-            launch("jacobi_steps kernel", kernel, dim3(strips, (A.my + rows - 1) / rows), dim3(kernels::jacobi_stream_threads),
-                   0, A.view(), b.data(), x_in.data(), x_out.data(), omega, rows);
-        });
-        if (!known)
-            throw std::invalid_argument("jacobi_steps: 1 to " + std::to_string(max_jacobi_steps_per_pass) +
+        if (steps != kernels::max_fused_jacobi_steps)
+            throw std::invalid_argument("jacobi_steps: 1 or " + std::to_string(kernels::max_fused_jacobi_steps) +
                                         " steps per pass, not " + std::to_string(steps));
+        constexpr int Steps = kernels::max_fused_jacobi_steps;
+        const int rows = jacobi_rows_per_block<T>(A);
+        launch("jacobi_steps kernel", kernels::jacobi_steps<T, Steps>, dim3(jacobi_strips(A.mx), (A.my + rows - 1) / rows),
+               dim3(kernels::jacobi_stream_threads), 0, A.view(), b.data(), x_in.data(), x_out.data(), omega, rows);
+    }
+    /// The Jacobi steps the V-cycle hands over per call on the grid of A: two in one pass where
+    /// the bands of rows are at least 4 x 2 rows long, so that the recomputed edge rows stay a
+    /// minority; one on smaller grids, where two plain launches beat one fused pass (measured
+    /// from L=9 down; bench/PERFORMANCE.md, "Jacobi steps streamed down bands of rows").
+    template <class T>
+    int jacobi_steps_per_pass(const matrix<T>& A) {
+        constexpr int Steps = kernels::max_fused_jacobi_steps;
+        return jacobi_rows_per_block<T>(A) >= 4 * Steps ? Steps : 1;
     }
     template <class T>
     void gauss_seidel(const matrix<T>& A, const vector<T>& b, vector<T>& x) {
@@ -545,17 +547,22 @@ private:
     static bool with_constant(V value, F&& f) {
         return ((value == Choices ? (f(std::integral_constant<decltype(Choices), Choices>{}), true) : false) || ...);
     }
+    /// Strips of columns of kernels::jacobi_steps on a grid of mx columns.
+    static int jacobi_strips(int mx) {
+        constexpr int width = kernels::jacobi_stream_threads - 2 * kernels::max_fused_jacobi_steps;
+        return (mx + width - 1) / width;
+    }
     /// Rows per block of kernels::jacobi_steps: as many bands of rows as fill every SM once with
-    /// `strips` columns of blocks (a block streams its rows, so one wave keeps the loads in
-    /// flight), but at least 4 Steps rows, so that the recomputed edge rows stay a minority.
-    template <class Kernel>
-    int jacobi_rows_per_block(Kernel kernel, int strips, int my, int steps) {
+    /// the strips of columns (a block streams its rows, so one wave keeps the loads in flight).
+    template <class T>
+    int jacobi_rows_per_block(const matrix<T>& A) {
+        const auto kernel = kernels::jacobi_steps<T, kernels::max_fused_jacobi_steps>;
         auto [known, fresh] = blocks_per_sm_.try_emplace(reinterpret_cast<const void*>(kernel), 0);
         if (fresh)
             ADIMG_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&known->second, kernel,
                                                                            kernels::jacobi_stream_threads, 0));
-        const int bands = std::max(1, multiprocessors_ * std::max(known->second, 1) / strips);
-        return std::max((my + bands - 1) / bands, 4 * steps);
+        const int bands = std::max(1, multiprocessors_ * std::max(known->second, 1) / jacobi_strips(A.mx));
+        return (A.my + bands - 1) / bands;
     }
     /// Threads of a partition-method block: `asked`, or two per chunk (the loads and stores use
     /// them all, the chunks one each); a whole number of warps, since warp 0 solves the coupling

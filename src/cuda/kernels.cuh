@@ -83,19 +83,21 @@ __global__ void jacobi(BandsView<T> A, const T* __restrict__ b, const T* __restr
     x_out[p] = jacobi_update(x_in[p], b[p], row_product<T>(A, x_in, i, j), A(C, p), omega);
 }
 
-/// Up to max_fused_jacobi_steps damped Jacobi steps in one pass over memory (temporal blocking).
-/// A block of jacobi_stream_threads threads owns a strip of columns and walks down a band of
-/// rows; thread t holds column blockIdx.x * (threads - 2 Steps) - Steps + t. At iteration q it
-/// loads row q (the nine bands, b, x_in), and step s = 1 .. Steps updates row q - s from step
-/// s - 1's rows q - s - 1 .. q - s + 1, which live in shared memory rings of four rows; every
-/// thread keeps its own column's bands and b of the last Steps rows in registers (a node's
-/// update needs only its own row of the matrix). So the bands, b and x_in are read once and
-/// x_out written once for all the steps. The price: the strip's edge columns (Steps on each
-/// side) and the band's edge rows (Steps above and below) are computed by both neighbours,
-/// and the block meets a barrier Steps times per row. The next row's loads are issued before
-/// the current row is computed, so they are in flight meanwhile.
+/// Steps (2) damped Jacobi steps in one pass over memory (temporal blocking). A block of
+/// jacobi_stream_threads threads owns a strip of columns and walks down a band of rows; thread t
+/// holds column blockIdx.x * (threads - 2 Steps) - Steps + t. At iteration q it loads row q (the
+/// nine bands, b, x_in), and step s = 1 .. Steps updates row q - s from step s - 1's rows
+/// q - s - 1 .. q - s + 1, which live in shared memory rings of four rows; every thread keeps
+/// its own column's bands and b of the last Steps rows in registers (a node's update needs only
+/// its own row of the matrix). So the bands, b and x_in are read once and x_out written once
+/// for all the steps. The price: the strip's edge columns (Steps on each side) and the band's
+/// edge rows (Steps above and below) are computed by both neighbours, and the block meets a
+/// barrier Steps times per row. The next row's loads are issued before the current row is
+/// computed, so they are in flight meanwhile. The code is written for any number of steps;
+/// three and four in one pass were measured slower than passes of two (bench/PERFORMANCE.md,
+/// "Jacobi steps streamed down bands of rows"), so two is the most the backend asks for.
 constexpr int jacobi_stream_threads = 128;
-constexpr int max_fused_jacobi_steps = 4;
+constexpr int max_fused_jacobi_steps = 2;
 
 template <class T>
 struct JacobiRow {
@@ -107,7 +109,7 @@ template <class T, int Steps>
 __global__ void __launch_bounds__(jacobi_stream_threads)
     jacobi_steps(BandsView<T> A, const T* __restrict__ b, const T* __restrict__ x_in, T* __restrict__ x_out, T omega,
                  int rows_per_block) {
-    static_assert(Steps >= 1 && Steps <= max_fused_jacobi_steps, "one to four steps per pass");
+    static_assert(Steps >= 2 && Steps <= max_fused_jacobi_steps, "a pass fuses two steps or more");
     follow_previous_kernel();
     constexpr int threads = jacobi_stream_threads, width = threads - 2 * Steps;
     __shared__ T ring[Steps][4][threads];  // ring[s][j % 4][t]: step s's value at row j (s = 0 is x_in)
@@ -128,7 +130,7 @@ __global__ void __launch_bounds__(jacobi_stream_threads)
     };
     // rows[k]: row q - 1 - k at the top of iteration q. Zeros before the first rows arrive: left
     // uninitialised, the compiler may fold the shift below into a copy of rows[0] (it did for
-    // three and four steps, which then read the wrong rows).
+    // three and four steps per pass, which then read the wrong rows).
     JacobiRow<T> rows[Steps] = {};
     JacobiRow<T> next;
     T next_x;
