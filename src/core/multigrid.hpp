@@ -118,10 +118,10 @@ private:
     }
 
     /// `steps` smoothing steps; an ADI application (x-lines, then y-lines) counts as two. Jacobi
-    /// steps go as many per call as the backend takes on this grid (two in one pass over memory on
-    /// the GPU's large grids). The out-of-place smoothers swap x and scratch after each call; after an odd number
-    /// of swaps the result is copied back, so that x is the same buffer at every call (a
-    /// recorded cycle replays with fixed buffers).
+    /// steps go as many per call as the backend takes on this grid (two in one pass over memory
+    /// on the GPU's large grids). The out-of-place smoothers swap x and scratch after each call;
+    /// after an odd number of swaps the result is copied back, so that x is the same buffer at
+    /// every call (a recorded cycle replays with fixed buffers).
     void smooth(Level& level, int steps) {
         int swaps = 0;
         for (int s = 0; s < steps; ++s) {

@@ -188,8 +188,8 @@ public:
                dim3(kernels::jacobi_stream_threads), 0, A.view(), b.data(), x_in.data(), x_out.data(), omega, rows);
     }
     /// The Jacobi steps the V-cycle hands over per call on the grid of A: two in one pass where
-    /// the bands of rows are at least 4 x 2 rows long, so that the recomputed edge rows stay a
-    /// minority; one on smaller grids, where two plain launches beat one fused pass (measured
+    /// the bands of rows are at least 8 rows long (four times the steps), so that the recomputed
+    /// edge rows stay a minority; one on smaller grids, where two plain launches beat one fused pass (measured
     /// from L=9 down; bench/PERFORMANCE.md, "Jacobi steps streamed down bands of rows").
     template <class T>
     int jacobi_steps_per_pass(const matrix<T>& A) {
