@@ -26,10 +26,18 @@ constexpr double pi = 3.14159265358979323846;
 
 /// Uniform in [-1, 1] from the raw mt19937 stream (the same numbers with every standard library).
 double uniform(std::mt19937& rng) { return 2.0 * (static_cast<double>(rng()) / 4294967296.0) - 1.0; }
-std::vector<double> uniform_vector(std::size_t n, std::mt19937& rng) {
-    std::vector<double> v(n);
-    for (double& value : v) value = uniform(rng);
-    return v;
+/// A2 on level 5 with b and x uniform in [-1, 1]: data for the bit-for-bit tests below.
+struct RandomProblem {
+    NineBands<double> A;
+    std::vector<double> b, x;
+};
+RandomProblem random_a2_problem(std::mt19937& rng) {
+    RandomProblem problem{assemble_stiffness(builtin_case("A2").mesh(5)), {}, {}};
+    for (auto* v : {&problem.b, &problem.x}) {
+        v->resize(problem.A.rows());
+        for (double& value : *v) value = uniform(rng);
+    }
+    return problem;
 }
 
 /// A random high-frequency error: random values on interior nodes, minus their bilinear
@@ -239,10 +247,9 @@ TEST_CASE("CPU backend: the fused update, defect and norm equal axpy, defect and
     // The refinement loop applies each correction with update_defect_norm; it must give exactly
     // what the three separate operations give (the GPU kernel is checked against this one).
     CpuBackend cpu;
-    const NineBands<double> A = assemble_stiffness(builtin_case("A2").mesh(5));
-    const std::size_t n = A.rows();
     std::mt19937 rng(21);
-    const std::vector<double> b = uniform_vector(n, rng), x = uniform_vector(n, rng);
+    const auto [A, b, x] = random_a2_problem(rng);
+    const std::size_t n = A.rows();
     std::vector<float> c(n);
     for (float& v : c) v = static_cast<float>(uniform(rng));
     std::vector<double> x_next(n), d(n);
@@ -259,10 +266,9 @@ TEST_CASE("CPU backend: k Jacobi steps in one call equal k single steps bit for 
     // The multigrid cycle hands the backend several Jacobi steps at once (the GPU fuses two into
     // one pass; its kernel is checked against this call).
     CpuBackend cpu;
-    const NineBands<double> A = assemble_stiffness(builtin_case("A2").mesh(5));
-    const std::size_t n = A.rows();
     std::mt19937 rng(22);
-    const std::vector<double> b = uniform_vector(n, rng), x = uniform_vector(n, rng);
+    const auto [A, b, x] = random_a2_problem(rng);
+    const std::size_t n = A.rows();
     for (int steps = 1; steps <= 5; ++steps) {
         INFO(steps << " steps");
         std::vector<double> fused(n);

@@ -166,6 +166,19 @@ ADIMG_HD void partition_substitute(const T* a, const T* c, T* v, Slot slot, int 
 /// Solves the line of L.n equations given by `load(i)` (normalised) and hands x_i to
 /// `store(i, x)`. `shared` holds L.words() words; the executor is described above. `Slots` is
 /// the `slots` the layout was made for.
+/// Copies the two equations that chunk [s, s + m) keeps after partition_eliminate (its first and
+/// its last) into the next level's arrays, at to(0) and to(1).
+template <class T, class Slot, class To>
+ADIMG_HD void partition_pass_ends(const T* a, const T* c, const T* v, Slot slot, int s, int m, T* next_a, T* next_c,
+                                  T* next_v, To to) {
+    for (int k = 0; k < 2; ++k) {
+        const int from = slot(k == 0 ? s : s + m - 1);
+        next_a[to(k)] = a[from];
+        next_c[to(k)] = c[from];
+        next_v[to(k)] = v[from];
+    }
+}
+
 template <int Slots, class T, class Executor, class Load, class Store>
 ADIMG_HD void partitioned_line_solve(const PartitionLayout& L, T* shared, Executor& exec, Load&& load, Store&& store) {
     T* const a = shared + L.line_base(0);
@@ -191,13 +204,7 @@ ADIMG_HD void partitioned_line_solve(const PartitionLayout& L, T* shared, Execut
     exec.phase(L.line.count, [&](int t) {
         const int s = L.line.start(t), m = L.line.size(t);
         partition_eliminate(a, c, v, slot, s, m);
-        if (two_levels)
-            for (int k = 0; k < 2; ++k) {
-                const int from = slot(k == 0 ? s : s + m - 1), to = slot(2 * t + k);
-                ra[to] = a[from];
-                rc[to] = c[from];
-                rv[to] = v[from];
-            }
+        if (two_levels) partition_pass_ends(a, c, v, slot, s, m, ra, rc, rv, [&](int k) { return slot(2 * t + k); });
     });
     exec.first_warp([&](const auto& warp) {
         // With two levels, lane l eliminates chunk l of the coupling system and passes its two
@@ -206,12 +213,7 @@ ADIMG_HD void partitioned_line_solve(const PartitionLayout& L, T* shared, Execut
             warp.each_lane([&](int l) {
                 const int s = L.coupling.start(l), m = L.coupling.size(l);
                 partition_eliminate(ra, rc, rv, slot, s, m);
-                for (int k = 0; k < 2; ++k) {
-                    const int from = slot(k == 0 ? s : s + m - 1), to = 2 * l + k;
-                    wa[to] = ra[from];
-                    wc[to] = rc[from];
-                    wv[to] = rv[from];
-                }
+                partition_pass_ends(ra, rc, rv, slot, s, m, wa, wc, wv, [&](int k) { return 2 * l + k; });
             });
         const int in_registers = two_levels ? partition_warp_equations : L.reduced();
         // Where equation r of those the registers take lives: the warp's arrays, or the line's.
