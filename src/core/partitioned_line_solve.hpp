@@ -163,9 +163,6 @@ ADIMG_HD void partition_substitute(const T* a, const T* c, T* v, Slot slot, int 
     }
 }
 
-/// Solves the line of L.n equations given by `load(i)` (normalised) and hands x_i to
-/// `store(i, x)`. `shared` holds L.words() words; the executor is described above. `Slots` is
-/// the `slots` the layout was made for.
 /// Copies the two equations that chunk [s, s + m) keeps after partition_eliminate (its first and
 /// its last) into the next level's arrays, at to(0) and to(1).
 template <class T, class Slot, class To>
@@ -179,6 +176,9 @@ ADIMG_HD void partition_pass_ends(const T* a, const T* c, const T* v, Slot slot,
     }
 }
 
+/// Solves the line of L.n equations given by `load(i)` (normalised) and hands x_i to
+/// `store(i, x)`. `shared` holds L.words() words; the executor is described above. `Slots` is
+/// the `slots` the layout was made for.
 template <int Slots, class T, class Executor, class Load, class Store>
 ADIMG_HD void partitioned_line_solve(const PartitionLayout& L, T* shared, Executor& exec, Load&& load, Store&& store) {
     T* const a = shared + L.line_base(0);
