@@ -135,20 +135,26 @@ ADIMG_HD void partition_eliminate(T* a, T* c, T* v, Slot slot, int s, int m) {
         c[p] = e.c;
         v[p] = e.v;
     };
+    // Each loop reads the next equation before it writes the current row: the two touch
+    // different words, which the compiler cannot prove, so written the other way round every
+    // step would wait for its shared-memory reads after the previous step's writes.
     CrEquation<T> row = get(s + 1);  // forward form already
+    CrEquation<T> e = get(s + 2 < s + m ? s + 2 : s + 1);
     for (int j = 2; j < m; ++j) {
-        const CrEquation<T> e = get(s + j);
+        const CrEquation<T> next = get(j + 1 < m ? s + j + 1 : s + j);
         row = cr_normalise<T, true>(-e.a * row.a, T(1) - e.a * row.c, e.c, e.v - e.a * row.v);
         put(s + j, row);
+        e = next;
     }
     if (m < 3) return;  // row 0 couples x_{s-1} and x_{s+1}, the chunk's last, already
     row = get(s + m - 2);  // backward form already
+    e = get(s + m - 3);
     for (int j = m - 3; j >= 1; --j) {
-        const CrEquation<T> e = get(s + j);
+        const CrEquation<T> next = get(s + j - 1);
         row = CrEquation<T>{e.a - e.c * row.a, -e.c * row.c, e.v - e.c * row.v};
         put(s + j, row);
+        e = next;
     }
-    const CrEquation<T> e = get(s);
     put(s, cr_normalise<T, true>(e.a, T(1) - e.c * row.a, -e.c * row.c, e.v - e.c * row.v));
 }
 
@@ -157,9 +163,17 @@ ADIMG_HD void partition_eliminate(T* a, T* c, T* v, Slot slot, int s, int m) {
 template <class T, class Slot>
 ADIMG_HD void partition_substitute(const T* a, const T* c, T* v, Slot slot, int s, int m) {
     const T first = v[slot(s)], last = v[slot(s + m - 1)];
+    // As in partition_eliminate, the next row is read before the current one is written.
+    int p = slot(s + 1);
+    T ap = a[p], cp = c[p], vp = v[p];
     for (int j = 1; j + 1 < m; ++j) {
-        const int p = slot(s + j);
-        v[p] = v[p] - a[p] * first - c[p] * last;
+        const int q = slot(j + 2 < m ? s + j + 1 : s + j);
+        const T aq = a[q], cq = c[q], vq = v[q];
+        v[p] = vp - ap * first - cp * last;
+        p = q;
+        ap = aq;
+        cp = cq;
+        vp = vq;
     }
 }
 
