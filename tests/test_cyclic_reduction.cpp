@@ -111,23 +111,33 @@ struct HostPartitionExecutor {
         for (int t = 0; t < count; ++t) write(t, read(t));
     }
     template <class Body>
+    void copy_phase(int count, Body&& body) {
+        for (int t = 0; t < count; ++t) body(t, [](auto* to, const auto* from) { *to = *from; });
+    }
+    template <class Body>
     void first_warp(Body&& body) {
         body(test::HostWarp{});
     }
 };
 
-/// Runs partitioned_line_solve<Slots, T> on the host for `chunks` chunks; `touched` receives the
-/// words of the buffer that were written.
+/// Runs partitioned_line_solve<Slots, T> on the host for `chunks` chunks, the line given by
+/// `load(i)` or, `raw`, as a RawLine staged as it is; `touched` receives the words of the buffer
+/// that were written.
 template <int Slots, class T>
-std::vector<double> host_partitioned_solve(const test::Tridiagonal& s, int chunks, std::vector<int>* touched) {
+std::vector<double> host_partitioned_solve(const test::Tridiagonal& s, int chunks, bool raw, std::vector<int>* touched) {
     const int n = static_cast<int>(s.b.size());
-    const PartitionLayout layout = make_partition_layout<T>(n, chunks, Slots);
+    const PartitionLayout layout = make_partition_layout<T>(n, chunks, Slots, raw);
     std::vector<T> shared(layout.words(), std::numeric_limits<T>::quiet_NaN());
     std::vector<double> x(n, std::numeric_limits<double>::quiet_NaN());
     HostPartitionExecutor exec;
-    auto load = [&](int i) { return cr_normalise(T(s.a[i]), T(s.b[i]), T(s.c[i]), T(s.v[i])); };
     auto store = [&](int i, T value) { x[i] = value; };
-    partitioned_line_solve<Slots, T>(layout, shared.data(), exec, load, store);
+    const std::vector<T> a(s.a.begin(), s.a.end()), b(s.b.begin(), s.b.end()), c(s.c.begin(), s.c.end()),
+        v(s.v.begin(), s.v.end());
+    if (raw)
+        partitioned_line_solve<Slots, T>(layout, shared.data(), exec, RawLine<T>{a.data(), b.data(), c.data(), v.data()}, store);
+    else
+        partitioned_line_solve<Slots, T>(
+            layout, shared.data(), exec, [&](int i) { return cr_normalise(a[i], b[i], c[i], v[i]); }, store);
     if (touched)
         for (int w = 0; w < layout.words(); ++w)
             if (!std::isnan(static_cast<double>(shared[w]))) touched->push_back(w);
@@ -217,17 +227,19 @@ TEMPLATE_TEST_CASE("partitioned line solver (chunks by Thomas, their coupling sy
                    "[cyclic-reduction]", float, double) {
     std::mt19937 rng(11);
     const double tolerance = sizeof(TestType) == 4 ? 2e-5 : 1e-13;
+    for (bool raw : {false, true})
     for (int slots : {2, 8}) {
         for (int chunks : {1, 2, 3, 16, 32, 33, 64, 128, 129, 256}) {
             for (int n : line_lengths()) {
                 if (n < 2) continue;
                 const test::Tridiagonal s = random_system(n, rng);
                 std::vector<int> touched;
-                const std::vector<double> x = slots == 2 ? host_partitioned_solve<2, TestType>(s, chunks, &touched)
-                                                         : host_partitioned_solve<8, TestType>(s, chunks, &touched);
+                const std::vector<double> x = slots == 2 ? host_partitioned_solve<2, TestType>(s, chunks, raw, &touched)
+                                                         : host_partitioned_solve<8, TestType>(s, chunks, raw, &touched);
                 const double error = adimg_test::relative_max_difference(x, test::thomas(s));
-                const PartitionLayout L = make_partition_layout<TestType>(n, chunks, slots);
-                INFO("n = " << n << ", " << chunks << " chunks asked, " << L.line.count << " of " << L.line.length
+                const PartitionLayout L = make_partition_layout<TestType>(n, chunks, slots, raw);
+                INFO("n = " << n << (raw ? ", staged raw" : ", loaded per equation") << ", " << chunks << " chunks asked, "
+                            << L.line.count << " of " << L.line.length
                             << " (+1 for " << L.line.longer << "), coupling system of " << L.reduced() << " by "
                             << (L.coupling.count ? "32 lane chunks, then" : "") << " a warp with " << slots
                             << " slots, relative max-norm difference " << error);

@@ -36,9 +36,18 @@
 // is a power of two up to w (addresses t K + t K / w). The loads (thread t takes equations t,
 // t + P, ...) stay consecutive.
 //
+// A line is given either by `load(i)`, which returns equation i normalised, or as a RawLine: the
+// four arrays of a system in gtsv layout. With a layout made `raw`, a RawLine is copied into
+// shared memory as it is, by asynchronous copies that need no registers, so that a block has all
+// of its line's loads in flight at once rather than a few per thread; a phase then normalises the
+// equations in place. The diagonal waits in a fourth array, which overlays the coupling system's
+// arrays (those are written only after the normalisation).
+//
 // The algorithm is written once over an executor:
 //  - `phase(count, body)` calls body(t) for t in [0, count) with the threads of the block, then
 //    waits for all of them;
+//  - `copy_phase(count, body)` calls body(t, copy) likewise, where copy(to, from) copies one word
+//    (asynchronously on the device), and waits until all copies have landed;
 //  - `first_warp(body)` calls body(warp) in warp 0 and then waits for the block. The warp is
 //    warp_line_solve's, plus each_lane(f) (f(lane) in every lane, then a warp barrier), and
 //    gather() and scatter() for the lanes' own reads and writes.
@@ -50,6 +59,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace adimg {
 
@@ -83,6 +93,7 @@ struct PartitionLayout {
     int array_words = 0;     ///< words of each of the line's arrays a, c, v, padding included
     int coupling_words = 0;  ///< words of each of the coupling system's arrays (0: no second level)
     int warp_words = 0;      ///< words of each of the warp's arrays (0: no second level)
+    bool raw = false;        ///< a RawLine is staged as it is, its diagonal at diagonal_base()
     ADIMG_HD int reduced() const { return 2 * line.count; }  ///< equations of the coupling system
     /// Row of the line that holds equation r of the coupling system.
     ADIMG_HD int reduced_row(int r) const {
@@ -93,7 +104,18 @@ struct PartitionLayout {
     ADIMG_HD int line_base(int array) const { return array * array_words; }
     ADIMG_HD int coupling_base(int array) const { return 3 * array_words + array * coupling_words; }
     ADIMG_HD int warp_base(int array) const { return 3 * (array_words + coupling_words) + array * warp_words; }
-    int words() const { return warp_base(3); }
+    /// The staged diagonal of a raw line: where the coupling system's arrays begin.
+    ADIMG_HD int diagonal_base() const { return 3 * array_words; }
+    int words() const { return std::max(warp_base(3), raw ? diagonal_base() + array_words : 0); }
+};
+
+/// A tridiagonal system as four arrays: a_i x_{i-1} + b_i x_i + c_i x_{i+1} = v_i.
+template <class T>
+struct RawLine {
+    const T* a;
+    const T* b;
+    const T* c;
+    const T* v;
 };
 
 /// The most chunks per line (a limit of the kernels' block size, two threads per chunk, not of
@@ -101,15 +123,16 @@ struct PartitionLayout {
 constexpr int partition_max_chunks = 256;
 
 /// Cuts n >= 2 equations of T into at most `chunks` chunks of at least two equations each, for a
-/// warp that holds `slots` equations per lane.
+/// warp that holds `slots` equations per lane; `raw`: room to stage a RawLine as it is.
 template <class T>
-PartitionLayout make_partition_layout(int n, int chunks, int slots) {
+PartitionLayout make_partition_layout(int n, int chunks, int slots, bool raw = false) {
     if (n < 2 || chunks < 1 || chunks > partition_max_chunks)
         throw std::invalid_argument("partitioned line solve: needs at least 2 equations and 1 to " +
                                     std::to_string(partition_max_chunks) + " chunks, got " + std::to_string(n) + " and " +
                                     std::to_string(chunks));
     PartitionLayout L;
     L.n = n;
+    L.raw = raw;
     L.line = make_chunks(n, std::min(chunks, n / 2));
     L.array_words = partition_slot<T>(n - 1) + 1;
     if (L.reduced() > warp_lanes * slots) {
@@ -190,11 +213,46 @@ ADIMG_HD void partition_pass_ends(const T* a, const T* c, const T* v, Slot slot,
     }
 }
 
-/// Solves the line of L.n equations given by `load(i)` (normalised) and hands x_i to
+/// Fills the line's arrays a, c, v with its normalised equations: from `load(i)`, or from a
+/// RawLine, staged as it is where the layout is raw (see above).
+template <class T, class Executor, class Load, class Slot>
+ADIMG_HD void partition_load(const PartitionLayout& L, T* shared, Executor& exec, const Load& load, Slot slot) {
+    T* const a = shared + L.line_base(0);
+    T* const c = shared + L.line_base(1);
+    T* const v = shared + L.line_base(2);
+    auto put = [&](int i, const CrEquation<T>& e) {
+        const int p = slot(i);
+        a[p] = e.a;
+        c[p] = e.c;
+        v[p] = e.v;
+    };
+    if constexpr (std::is_same_v<Load, RawLine<T>>) {
+        if (L.raw) {
+            T* const diagonal = shared + L.diagonal_base();
+            exec.copy_phase(L.n, [&](int i, auto&& copy) {
+                const int p = slot(i);
+                copy(a + p, load.a + i);
+                copy(diagonal + p, load.b + i);
+                copy(c + p, load.c + i);
+                copy(v + p, load.v + i);
+            });
+            exec.phase(L.n, [&](int i) {
+                const int p = slot(i);
+                put(i, cr_normalise(a[p], diagonal[p], c[p], v[p]));
+            });
+        } else {
+            exec.phase(L.n, [&](int i) { put(i, cr_normalise(load.a[i], load.b[i], load.c[i], load.v[i])); });
+        }
+    } else {
+        exec.phase(L.n, [&](int i) { put(i, load(i)); });
+    }
+}
+
+/// Solves the line of L.n equations given by `load` (partition_load()) and hands x_i to
 /// `store(i, x)`. `shared` holds L.words() words; the executor is described above. `Slots` is
 /// the `slots` the layout was made for.
 template <int Slots, class T, class Executor, class Load, class Store>
-ADIMG_HD void partitioned_line_solve(const PartitionLayout& L, T* shared, Executor& exec, Load&& load, Store&& store) {
+ADIMG_HD void partitioned_line_solve(const PartitionLayout& L, T* shared, Executor& exec, const Load& load, Store&& store) {
     T* const a = shared + L.line_base(0);
     T* const c = shared + L.line_base(1);
     T* const v = shared + L.line_base(2);
@@ -206,13 +264,7 @@ ADIMG_HD void partitioned_line_solve(const PartitionLayout& L, T* shared, Execut
     T* const wv = shared + L.warp_base(2);
     auto slot = [](int i) { return partition_slot<T>(i); };
     const bool two_levels = L.coupling.count > 0;
-    exec.phase(L.n, [&](int i) {
-        const CrEquation<T> e = load(i);
-        const int p = slot(i);
-        a[p] = e.a;
-        c[p] = e.c;
-        v[p] = e.v;
-    });
+    partition_load(L, shared, exec, load, slot);
     // Each chunk of the line; with two levels, its two coupling equations copied to the
     // coupling system's arrays.
     exec.phase(L.line.count, [&](int t) {

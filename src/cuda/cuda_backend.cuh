@@ -246,7 +246,8 @@ public:
         if (chunks == 0 && !staging && threads == 0 && partitioned<T>(n)) chunks = partition_chunks<T>(n);
         if (chunks > 0) {
             with_partition_slots([&](auto slots) {
-                const PartitionLayout layout = make_partition_layout<T>(n, chunks, slots);
+                PartitionLayout layout = make_partition_layout<T>(n, chunks, slots, batch_staged_raw());
+                if (layout.words() * sizeof(T) > shared_limit_) layout = make_partition_layout<T>(n, chunks, slots);
                 auto kernel = kernels::tridiagonal_batch_partitioned<T, decltype(slots)::value>;
                 launch("tridiagonal_batch_partitioned kernel", kernel, batch, partition_threads(layout, threads),
                        allow_shared(kernel, layout.words() * sizeof(T)), dl.data(), d.data(), du.data(), x.data(), layout);
@@ -456,7 +457,13 @@ public:
         std::optional<int> partitioned_from;   ///< lines of at least this many unknowns by the partition method
         std::optional<int> partition_chunks;   ///< chunks per line of the partition method
         std::optional<int> partition_slots;    ///< equations per lane of its warp: 2 or 8
+        std::optional<bool> batch_staged_raw;  ///< solve_batch's partition method: systems staged by cp.async
     } line_tuning;
+    /// Whether solve_batch's partition method stages each system as it is, by asynchronous
+    /// copies, and normalises it in shared memory (partitioned_line_solve.hpp, RawLine), where
+    /// that fits; otherwise each thread loads and normalises its equations one at a time.
+    bool batch_staged_raw() const { return line_tuning.batch_staged_raw.value_or(default_batch_staged_raw); }
+    static constexpr bool default_batch_staged_raw = true;
     /// Adjacent y-lines of `length` unknowns, on a grid of `columns` columns, solved by one
     /// cyclic-reduction block in place; 0: the grid is transposed instead. Measured on the H200
     /// (kernel_bench, A2, bench/results/h200-2026-11-22/6601fcc; bench/PERFORMANCE.md, "y-lines

@@ -9,6 +9,8 @@
 #include "../core/scalar_ratio.hpp"
 #include "../core/warp_line_solve.hpp"
 
+#include <cuda_pipeline.h>
+
 #include <cstddef>
 #include <type_traits>
 
@@ -382,6 +384,15 @@ struct BlockPartition {
         for (int t = threadIdx.x; t < count; t += blockDim.x) body(t);
         __syncthreads();
     }
+    /// The copies are cp.async (global to shared without registers), all in flight at once.
+    template <class Body>
+    __device__ void copy_phase(int count, Body&& body) {
+        auto copy = [](auto* to, const auto* from) { __pipeline_memcpy_async(to, from, sizeof(*to)); };
+        for (int t = threadIdx.x; t < count; t += blockDim.x) body(t, copy);
+        __pipeline_commit();
+        __pipeline_wait_prior(0);
+        __syncthreads();
+    }
     template <class Body>
     __device__ void first_warp(Body&& body) {
         if (threadIdx.x < warp_lanes) body(ShuffleWarp{static_cast<int>(threadIdx.x)});
@@ -434,9 +445,8 @@ __global__ void __launch_bounds__(2 * partition_max_chunks)
     T* shared = reinterpret_cast<T*>(raw_shared);
     const std::size_t base = static_cast<std::size_t>(blockIdx.x) * layout.n;
     BlockPartition exec;
-    partitioned_line_solve<Slots, T>(
-        layout, shared, exec, [&](int r) { return cr_normalise(dl[base + r], d[base + r], du[base + r], x[base + r]); },
-        [&](int r, T value) { x[base + r] = value; });
+    partitioned_line_solve<Slots, T>(layout, shared, exec, RawLine<T>{dl + base, d + base, du + base, x + base},
+                                     [&](int r, T value) { x[base + r] = value; });
 }
 
 /// Arrays transposed by one launch of `transpose`, blockIdx.z picking the pair: the two inputs

@@ -393,17 +393,26 @@ TEMPLATE_TEST_CASE("CUDA cyclic reduction and partition method agree with Thomas
     std::vector<int> lengths = {1, 2, 31, 32, 33, 1000, longest};
     for (int n = 3; n <= longest; n = 2 * n - 1) lengths.push_back(n);
     // Each level-0 staging of the cyclic reduction (chunks 0), then the partition method with
-    // 1 to 256 chunks per system.
-    std::vector<std::pair<CrStaging, int>> methods;
-    for (CrStaging staging : all_cr_stagings) methods.push_back({staging, 0});
-    for (int chunks : {1, 7, 32, 33, 64, 128, 256}) methods.push_back({CrStaging::all, chunks});
+    // 1 to 256 chunks per system, each system loaded per equation or staged raw by cp.async
+    // (where that does not fit, solve_batch loads per equation).
+    struct Method {
+        CrStaging staging;
+        int chunks;
+        bool raw;
+    };
+    std::vector<Method> methods;
+    for (CrStaging staging : all_cr_stagings) methods.push_back({staging, 0, false});
+    for (bool raw : {false, true})
+        for (int chunks : {1, 7, 32, 33, 64, 128, 256}) methods.push_back({CrStaging::all, chunks, raw});
     for (int n : lengths) {
-        for (auto [staging, chunks] : methods) {
+        for (auto [staging, chunks, raw] : methods) {
             if (chunks == 0 && make_cr_layout(n, sizeof(T), staging).words * sizeof(T) > gpu().shared_bytes_per_block()) continue;
             if (chunks > 0 && (n < 2 || make_partition_layout<T>(n, chunks, 8).words() * sizeof(T) > gpu().shared_bytes_per_block()))
                 continue;
+            gpu().line_tuning.batch_staged_raw = raw;
             INFO("line of " << n << " unknowns (longest " << longest << "), " << (sizeof(T) == 4 ? "float" : "double") << ", "
-                            << (chunks ? "partition method, " + std::to_string(chunks) + " chunks asked"
+                            << (chunks ? "partition method, " + std::to_string(chunks) + " chunks asked, " +
+                                             (raw ? "staged raw" : "loaded per equation")
                                        : std::string("cyclic reduction, level 0 staged: ") + to_string(staging)));
             const int batch = 8;
             std::vector<double> a(n * batch), b(n * batch), c(n * batch), rhs(n * batch);
@@ -427,6 +436,7 @@ TEMPLATE_TEST_CASE("CUDA cyclic reduction and partition method agree with Thomas
             }
         }
     }
+    gpu().line_tuning.batch_staged_raw.reset();
 }
 
 TEST_CASE("lines longer than shared memory holds fail with a message naming the limit", "[gpu]") {
