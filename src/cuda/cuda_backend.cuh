@@ -246,7 +246,7 @@ public:
         if (chunks == 0 && !staging && threads == 0 && partitioned<T>(n)) chunks = partition_chunks<T>(n);
         if (chunks > 0) {
             with_partition_slots([&](auto slots) {
-                PartitionLayout layout = make_partition_layout<T>(n, chunks, slots, batch_staged_raw());
+                PartitionLayout layout = make_partition_layout<T>(n, chunks, slots, batch_staged_raw<T>());
                 if (layout.words() * sizeof(T) > shared_limit_) layout = make_partition_layout<T>(n, chunks, slots);
                 auto kernel = kernels::tridiagonal_batch_partitioned<T, decltype(slots)::value>;
                 launch("tridiagonal_batch_partitioned kernel", kernel, batch, partition_threads(layout, threads),
@@ -462,8 +462,14 @@ public:
     /// Whether solve_batch's partition method stages each system as it is, by asynchronous
     /// copies, and normalises it in shared memory (partitioned_line_solve.hpp, RawLine), where
     /// that fits; otherwise each thread loads and normalises its equations one at a time.
-    bool batch_staged_raw() const { return line_tuning.batch_staged_raw.value_or(default_batch_staged_raw); }
-    static constexpr bool default_batch_staged_raw = true;
+    /// Measured in one run on the H200 (bench/PERFORMANCE.md, "Systems staged raw by cp.async"):
+    /// double systems gain (4097²: 0.370 against 0.458 ms; 1025²: 0.0188 against 0.0199), float
+    /// ones lose (4097²: 0.1560 against 0.1506 ms; 1025²: 0.0085 against 0.0068), the fourth
+    /// array costing them blocks per SM.
+    template <class T>
+    bool batch_staged_raw() const {
+        return line_tuning.batch_staged_raw.value_or(sizeof(T) == 8);
+    }
     /// Adjacent y-lines of `length` unknowns, on a grid of `columns` columns, solved by one
     /// cyclic-reduction block in place; 0: the grid is transposed instead. Measured on the H200
     /// (kernel_bench, A2, bench/results/h200-2026-11-22/6601fcc; bench/PERFORMANCE.md, "y-lines
