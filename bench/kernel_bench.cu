@@ -121,19 +121,6 @@ std::vector<Timing> measure(CudaBackend& be, const NineBands<double>& A_host, co
         }
         be.line_tuning = {};
     }
-    // The partition method's float kernels held to 32 registers (four blocks of 512 threads per
-    // SM), or at the count the compiler picks (kernels::partition_min_blocks).
-    if (sizeof(T) == 4 && mx > warp_line_max) {
-        be.line_tuning.partitioned_from = 0;
-        for (bool cap : {true, false}) {
-            be.line_tuning.partition_register_cap = cap;
-            for (Direction d : {Direction::x, Direction::y})
-                time(std::string("line_relax ") + (d == Direction::x ? "x" : "y") + "-lines, partitioned, " +
-                         (cap ? "held to 32 registers" : "registers as compiled"),
-                     12, [&] { be.line_relax(A, b, x, y, d, T(0.7)); });
-        }
-        be.line_tuning = {};
-    }
     // Lines short enough for one warp each, against the cyclic reduction on the same lines.
     if (std::max(mx, my) <= warp_line_max) {
         for (int up_to : {warp_line_max, 0}) {
@@ -290,17 +277,6 @@ void cycle_timings(CudaBackend& be, int level, std::vector<Timing>& out) {
                        bench::median_ms(be.stream(), 5, 5, [&] { partitioned.cycle(); }), 0});
     }
     be.line_tuning.partitioned_from.reset();
-    // The partition method's float kernels held to 32 registers or not (the rows above: held).
-    if (sizeof(T) == 4) {
-        for (bool cap : {true, false}) {
-            be.line_tuning.partition_register_cap = cap;
-            Multigrid<CudaBackend, T> capped(be, h, options);
-            be.fill(capped.rhs(), T(1));
-            out.push_back({std::string("V-cycle, partition kernels ") + (cap ? "held to 32 registers" : "with registers as compiled"),
-                           bench::median_ms(be.stream(), 5, 5, [&] { capped.cycle(); }), 0});
-        }
-        be.line_tuning.partition_register_cap.reset();
-    }
     // y-lines by cyclic reduction in place, 1 to 8 per block, or by transposing the grid (0).
     for (int lines : {0, 1, 2, 4, 8}) {
         be.line_tuning.y_lines_per_block = lines;

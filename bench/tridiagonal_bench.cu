@@ -38,7 +38,6 @@ struct Row {
     int chunks, partitioned_threads;
     double partitioned_difference;  // max |x_partitioned - x_CR| / max |x_CR|
     bool partitioned_raw;           // the best staged each system by cp.async (partitioned_line_solve.hpp, RawLine)
-    bool partitioned_capped;        // the best held a float kernel to 32 registers (kernels::partition_min_blocks)
 };
 
 int fixed_threads = 0;  // --threads: measure one block size instead of sweeping
@@ -105,9 +104,7 @@ Row measure(CudaBackend& be, cusparseHandle_t handle, int n, int batch, double c
     for (T value : reference) scale = std::max(scale, std::abs(double(value)));
     double partitioned = 1e30, difference = 0;
     int best_chunks = 0, best_partitioned_threads = 0;
-    bool best_raw = false, best_cap = false;
-    // Float kernels held to 32 registers or not (kernels::partition_min_blocks); double: not.
-    for (bool cap : sizeof(T) == 4 ? std::vector<bool>{true, false} : std::vector<bool>{true})
+    bool best_raw = false;
     for (bool raw : {false, true})
     for (int slots : {2, 8})
     for (int chunks : {32, 64, 128, 256}) {
@@ -115,7 +112,6 @@ Row measure(CudaBackend& be, cusparseHandle_t handle, int n, int batch, double c
         if (fixed_chunks && chunks != fixed_chunks) continue;
         be.line_tuning.partition_slots = slots;
         be.line_tuning.batch_staged_raw = raw;
-        be.line_tuning.partition_register_cap = cap;
         for (int threads : {chunks, 2 * chunks}) {
             if (threads < 64 || (fixed_threads && threads != fixed_threads)) continue;
             const double ms = bench::median_ms(s, samples, repeats, [&] {
@@ -125,19 +121,17 @@ Row measure(CudaBackend& be, cusparseHandle_t handle, int n, int batch, double c
             double diff = 0;
             const std::vector<T> mine = solution();
             for (std::size_t p = 0; p < total; ++p) diff = std::max(diff, std::abs(double(mine[p]) - double(reference[p])) / scale);
-            std::fprintf(stderr, "  %s n=%d, partitioned: %d chunks, %d threads, %d slots per lane, %s%s: %.4f ms, difference to CR %.2e\n",
+            std::fprintf(stderr, "  %s n=%d, partitioned: %d chunks, %d threads, %d slots per lane, %s: %.4f ms, difference to CR %.2e\n",
                          sizeof(T) == 4 ? "float" : "double", n, chunks, threads, slots,
-                         raw ? "staged raw by cp.async" : "loaded per thread",
-                         sizeof(T) == 4 ? (cap ? ", 32 registers" : ", registers as compiled") : "", ms, diff);
+                         raw ? "staged raw by cp.async" : "loaded per thread", ms, diff);
             if (diff > (sizeof(T) == 4 ? 1e-4 : 1e-12))
                 throw std::runtime_error("the partitioned solve differs from cyclic reduction by " + std::to_string(diff));
             difference = std::max(difference, diff);
-            if (ms < partitioned) partitioned = ms, best_chunks = chunks, best_partitioned_threads = threads, best_raw = raw, best_cap = cap;
+            if (ms < partitioned) partitioned = ms, best_chunks = chunks, best_partitioned_threads = threads, best_raw = raw;
         }
     }
     be.line_tuning.partition_slots.reset();
     be.line_tuning.batch_staged_raw.reset();
-    be.line_tuning.partition_register_cap.reset();
     check(cusparseSetStream(handle, s), "cusparseSetStream");
     std::size_t buffer_bytes = 0;
     if constexpr (std::is_same_v<T, float>)
@@ -181,7 +175,7 @@ Row measure(CudaBackend& be, cusparseHandle_t handle, int n, int batch, double c
     const double bytes = 5.0 * total * sizeof(T);
     return {sizeof(T) == 4 ? "float" : "double", n, batch, ours, strided, interleaved, bytes / (automatic * 1e-3) / 1e9,
             bytes / copy_bw * 1e3, best_threads, best_staging, automatic, partitioned, best_chunks, best_partitioned_threads,
-            difference, best_raw, best_cap};
+            difference, best_raw};
 }
 
 }  // namespace
@@ -210,7 +204,7 @@ int main(int argc, char** argv) {
                     copy_bw / 1e9);
         std::printf("| precision | n | lines | best threads | best level-0 staging | adimg CR best ms | adimg ms (solver's choice) | gtsv2StridedBatch ms | "
                     "gtsvInterleavedBatch ms | gtsv2StridedBatch / adimg (solver's choice) | adimg GB/s (solver's choice) | of copy bandwidth | "
-                    "partitioned best ms (chunks, threads, loads, registers) | gtsv2StridedBatch / partitioned | partitioned of copy bandwidth | "
+                    "partitioned best ms (chunks, threads, loads) | gtsv2StridedBatch / partitioned | partitioned of copy bandwidth | "
                     "partitioned - CR (max, relative) |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         std::vector<Row> rows;
         std::vector<int> lengths = quick ? std::vector<int>{1025} : std::vector<int>{65, 129, 257, 513, 1025, 2049, 4097, 8193};
@@ -229,12 +223,10 @@ int main(int argc, char** argv) {
                 std::fprintf(stderr, "measuring %s n=%d ...\n", precision ? "double" : "float", n);
                 const Row r = precision ? measure<double>(be, handle, n, batch, copy_bw) : measure<float>(be, handle, n, batch, copy_bw);
                 rows.push_back(r);
-                std::printf("| %s | %d | %d | %d | %s | %.4f | %.4f | %.4f | %.4f | %.2f | %.0f | %.0f%% | %.4f (%d, %d, %s%s) | %.2f | %.0f%% | %.1e |\n",
+                std::printf("| %s | %d | %d | %d | %s | %.4f | %.4f | %.4f | %.4f | %.2f | %.0f | %.0f%% | %.4f (%d, %d, %s) | %.2f | %.0f%% | %.1e |\n",
                             r.precision.c_str(), r.n, r.batch, r.threads, to_string(r.staging), r.ours_ms, r.automatic_ms, r.strided_ms,
                             r.interleaved_ms, r.strided_ms / r.automatic_ms, r.ours_gbs, 100.0 * r.ours_gbs * 1e9 / copy_bw,
-                            r.partitioned_ms, r.chunks, r.partitioned_threads, r.partitioned_raw ? "raw" : "per thread",
-                            r.precision == "double" ? "" : r.partitioned_capped ? ", 32 registers" : ", registers as compiled",
-                            r.strided_ms / r.partitioned_ms,
+                            r.partitioned_ms, r.chunks, r.partitioned_threads, r.partitioned_raw ? "raw" : "per thread", r.strided_ms / r.partitioned_ms,
                             100.0 * r.floor_ms / r.partitioned_ms, r.partitioned_difference);
                 std::fflush(stdout);
             }

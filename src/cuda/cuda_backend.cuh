@@ -245,10 +245,10 @@ public:
                      int threads = 0, std::optional<CrStaging> staging = {}, int chunks = 0) {
         if (chunks == 0 && !staging && threads == 0 && partitioned<T>(n)) chunks = partition_chunks<T>(n);
         if (chunks > 0) {
-            with_partition_kernel<T>([&](auto slots, auto blocks) {
+            with_partition_slots([&](auto slots) {
                 PartitionLayout layout = make_partition_layout<T>(n, chunks, slots, batch_staged_raw<T>());
                 if (layout.words() * sizeof(T) > shared_limit_) layout = make_partition_layout<T>(n, chunks, slots);
-                auto kernel = kernels::tridiagonal_batch_partitioned<T, decltype(slots)::value, decltype(blocks)::value>;
+                auto kernel = kernels::tridiagonal_batch_partitioned<T, decltype(slots)::value>;
                 launch("tridiagonal_batch_partitioned kernel", kernel, batch, partition_threads(layout, threads),
                        allow_shared(kernel, layout.words() * sizeof(T)), dl.data(), d.data(), du.data(), x.data(), layout);
             });
@@ -458,7 +458,6 @@ public:
         std::optional<int> partition_chunks;   ///< chunks per line of the partition method
         std::optional<int> partition_slots;    ///< equations per lane of its warp: 2 or 8
         std::optional<bool> batch_staged_raw;  ///< solve_batch's partition method: systems staged by cp.async
-        std::optional<bool> partition_register_cap;  ///< false: float partition kernels not held to 32 registers
     } line_tuning;
     /// Whether solve_batch's partition method stages each system as it is, by asynchronous
     /// copies, and normalises it in shared memory (partitioned_line_solve.hpp, RawLine), where
@@ -585,17 +584,12 @@ private:
         const int threads = asked > 0 ? asked : 2 * layout.line.count;
         return std::clamp((threads + warp_lanes - 1) / warp_lanes * warp_lanes, warp_lanes, 2 * partition_max_chunks);
     }
-    /// with_constant() over the partition method's compile-time choices: the equations per lane
-    /// that its warp holds, and the blocks per SM that its registers leave room for
-    /// (kernels::partition_min_blocks).
-    template <class T, class F>
-    void with_partition_kernel(F&& f) const {
+    /// with_constant() over the equations per lane that the partition method's warp holds.
+    template <class F>
+    void with_partition_slots(F&& f) const {
         const int slots = partition_warp_slots();
-        const int blocks = line_tuning.partition_register_cap.value_or(true) ? kernels::partition_min_blocks<T> : 1;
-        const bool launched = with_constant<2, 8>(slots, [&](auto s) {
-            with_constant<1, kernels::partition_min_blocks<T>>(blocks, [&](auto b) { f(s, b); });
-        });
-        if (!launched) throw std::invalid_argument("partition method: 2 or 8 equations per lane, not " + std::to_string(slots));
+        if (!with_constant<2, 8>(slots, f))
+            throw std::invalid_argument("partition method: 2 or 8 equations per lane, not " + std::to_string(slots));
     }
     int partition_warp_slots() const { return line_tuning.partition_slots.value_or(default_partition_slots); }
     /// Two: the coupling system by a second level in warp 0, which beat 8 slots in registers
@@ -612,9 +606,9 @@ private:
         const bool along_x = direction == Direction::x;
         const int length = along_x ? A.mx : A.my, count = along_x ? A.my : A.mx;
         if (lines == 1 && partitioned<T>(length)) {
-            with_partition_kernel<T>([&](auto slots, auto blocks) {
+            with_partition_slots([&](auto slots) {
                 const PartitionLayout layout = make_partition_layout<T>(length, partition_chunks<T>(length), slots);
-                auto kernel = kernels::line_relax_partitioned<T, decltype(slots)::value, decltype(blocks)::value>;
+                auto kernel = kernels::line_relax_partitioned<T, decltype(slots)::value>;
                 launch("line_relax_partitioned kernel", kernel, count,
                        partition_threads(layout, line_tuning.threads_per_line.value_or(0)),
                        allow_shared(kernel, layout.words() * sizeof(T)), A, b, x_in, x_out, direction, omega, layout);

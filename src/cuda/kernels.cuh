@@ -400,18 +400,10 @@ struct BlockPartition {
     }
 };
 
-/// Blocks of the largest size (512 threads) that the partition method's kernels may be asked to
-/// fit on one SM at once, MinBlocks below: 4 holds a kernel to 32 registers per thread, so that
-/// four blocks of 512 threads share an SM instead of three (at 39 registers), and 16 blocks of
-/// 128 threads instead of 12. The float kernels need no more (the batch kernel spills nothing,
-/// the sweep 56 bytes); the double ones would spill hundreds of bytes and keep 1.
-template <class T>
-constexpr int partition_min_blocks = sizeof(T) == 4 ? 4 : 1;
-
 /// The ADI half-step for long lines by the partition method (partitioned_line_solve.hpp), one
 /// line per block; y-lines as x-lines of the transposed grid.
-template <class T, int Slots, int MinBlocks>
-__global__ void __launch_bounds__(2 * partition_max_chunks, MinBlocks)
+template <class T, int Slots>
+__global__ void __launch_bounds__(2 * partition_max_chunks)
     line_relax_partitioned(BandsView<T> A, const T* __restrict__ b, const T* __restrict__ x_in, T* __restrict__ x_out,
                            Direction direction, T omega, PartitionLayout layout) {
     follow_previous_kernel();
@@ -444,8 +436,8 @@ __global__ void __launch_bounds__(1024)
 }
 
 /// The batch of tridiagonal_batch() by the partition method, one system per block.
-template <class T, int Slots, int MinBlocks>
-__global__ void __launch_bounds__(2 * partition_max_chunks, MinBlocks)
+template <class T, int Slots>
+__global__ void __launch_bounds__(2 * partition_max_chunks)
     tridiagonal_batch_partitioned(const T* __restrict__ dl, const T* __restrict__ d, const T* __restrict__ du, T* x,
                                   PartitionLayout layout) {
     follow_previous_kernel();
