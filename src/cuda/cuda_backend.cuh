@@ -508,14 +508,18 @@ public:
     /// on the H200 (bench/PERFORMANCE.md, "Long lines by the partition method", run at 6af9f8d):
     /// faster than cyclic reduction for every line of 1025 unknowns or more in both precisions,
     /// in the batch and in both sweeps (x-sweep at L=10: float 0.0232 against 0.0285 ms, double
-    /// 0.0390 against 0.0493; at L=12 0.304 against 0.362 and 0.672 against 0.888).
+    /// 0.0390 against 0.0493; at L=12 0.304 against 0.362 and 0.672 against 0.888). Since its
+    /// chunk loops read ahead (d0ea159), lines of 257 and 513 gain too: whole V-cycles (A2, ADI
+    /// 4+4) from 257 against from 1025 (d0ea159; the double rows again at 429fc83): L=10 float 0.5421 against
+    /// 0.5609 ms, double 0.7376 against 0.7828; L=11 1.3975 / 1.4159 and 2.2099 / 2.2552; L=12
+    /// 4.7513 / 4.7707 and 8.8957 / 8.9425 (bench/PERFORMANCE.md, "The partition method from 257").
     template <class T>
     bool partitioned(int length) const {
         return length >= line_tuning.partitioned_from.value_or(default_partitioned_from) &&
                make_partition_layout<T>(length, partition_chunks<T>(length), partition_warp_slots()).words() * sizeof(T) <=
                    shared_limit_;
     }
-    static constexpr int default_partitioned_from = 1025;
+    static constexpr int default_partitioned_from = 257;
     /// Chunks per line of the partition method (two threads each, partition_threads()): 128 up
     /// to 1025 unknowns (float: up to 2049), 256 beyond, the fastest sweeps of the same run.
     template <class T>

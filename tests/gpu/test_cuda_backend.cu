@@ -159,10 +159,13 @@ TEMPLATE_TEST_CASE("CUDA ADI line sweeps (cyclic reduction, one warp per short l
     struct RestoreChoice {
         ~RestoreChoice() { gpu().line_tuning = {}; }
     } restore;
+    // Cyclic reduction for every line, however long (no partition method); then the backend's
+    // own choices for each line length.
+    constexpr int no_partition = std::numeric_limits<int>::max();
     std::vector<CudaBackend::LineTuning> solvers;
-    for (CrStaging staging : all_cr_stagings) solvers.push_back({staging, 0, std::nullopt});
-    for (int lines : {0, 1, 2, 4, 8}) solvers.push_back({std::nullopt, 0, lines});
-    solvers.push_back({std::nullopt, warp_line_max, std::nullopt});
+    for (CrStaging staging : all_cr_stagings) solvers.push_back({staging, 0, std::nullopt, std::nullopt, no_partition});
+    for (int lines : {0, 1, 2, 4, 8}) solvers.push_back({std::nullopt, 0, lines, std::nullopt, no_partition});
+    solvers.push_back({});
     // Every line by the partition method (y-lines transposed), 32 to 256 chunks per line.
     for (int chunks : {32, 64, 128, 256})
         for (int slots : {2, 8}) solvers.push_back({std::nullopt, 0, 0, std::nullopt, 0, chunks, slots});
@@ -176,13 +179,14 @@ TEMPLATE_TEST_CASE("CUDA ADI line sweeps (cyclic reduction, one warp per short l
         for (auto [mx, my] : sizes) {
             for (Direction direction : {Direction::x, Direction::y}) {
                 const int length = direction == Direction::x ? mx : my;
-                const bool by_warp = length <= *solver.warp_lines_up_to;
+                const bool by_warp = length <= gpu().warp_lines_up_to();
                 const int lines = direction == Direction::x ? 1 : gpu().y_lines_per_block<T>(length, mx);
                 const std::string method =
                     by_warp ? "one warp per line, " + std::to_string(warp_line_slots(length)) + " slots per lane"
-                    : solver.partition_chunks
-                        ? "partition method, " + std::to_string(*solver.partition_chunks) + " chunks asked, " +
-                              std::to_string(*solver.partition_slots) + " slots per lane"
+                    : lines <= 1 && gpu().partitioned<T>(length)
+                        ? "partition method, " + std::to_string(gpu().partition_chunks<T>(length)) + " chunks asked, " +
+                              (solver.partition_slots ? std::to_string(*solver.partition_slots) : std::string("the default")) +
+                              " slots per lane"
                         : std::string("cyclic reduction, level 0 staged: ") +
                               (solver.staging ? to_string(*solver.staging) : "the backend's choice") + ", " +
                               (lines ? std::to_string(lines) + " lines per block" : "transposed");
