@@ -37,7 +37,7 @@
 // t + P, ...) stay consecutive.
 //
 // A line is given either by `load(i)`, which returns equation i normalised, or as a RawLine: the
-// four arrays of a system in gtsv layout. With a layout made `raw`, a RawLine is copied into
+// four arrays of a system in gtsv layout, for a layout made `raw`. A RawLine is copied into
 // shared memory as it is, by asynchronous copies that need no registers, so that a block has all
 // of its line's loads in flight at once rather than a few per thread; a phase then normalises the
 // equations in place. The diagonal waits in a fourth array, which overlays the coupling system's
@@ -214,7 +214,7 @@ ADIMG_HD void partition_pass_ends(const T* a, const T* c, const T* v, Slot slot,
 }
 
 /// Fills the line's arrays a, c, v with its normalised equations: from `load(i)`, or from a
-/// RawLine, staged as it is where the layout is raw (see above).
+/// RawLine, staged as it is (the layout must be raw; see above).
 template <class T, class Executor, class Load, class Slot>
 ADIMG_HD void partition_load(const PartitionLayout& L, T* shared, Executor& exec, const Load& load, Slot slot) {
     T* const a = shared + L.line_base(0);
@@ -227,22 +227,18 @@ ADIMG_HD void partition_load(const PartitionLayout& L, T* shared, Executor& exec
         v[p] = e.v;
     };
     if constexpr (std::is_same_v<Load, RawLine<T>>) {
-        if (L.raw) {
-            T* const diagonal = shared + L.diagonal_base();
-            exec.copy_phase(L.n, [&](int i, auto&& copy) {
-                const int p = slot(i);
-                copy(a + p, load.a + i);
-                copy(diagonal + p, load.b + i);
-                copy(c + p, load.c + i);
-                copy(v + p, load.v + i);
-            });
-            exec.phase(L.n, [&](int i) {
-                const int p = slot(i);
-                put(i, cr_normalise(a[p], diagonal[p], c[p], v[p]));
-            });
-        } else {
-            exec.phase(L.n, [&](int i) { put(i, cr_normalise(load.a[i], load.b[i], load.c[i], load.v[i])); });
-        }
+        T* const diagonal = shared + L.diagonal_base();
+        exec.copy_phase(L.n, [&](int i, auto&& copy) {
+            const int p = slot(i);
+            copy(a + p, load.a + i);
+            copy(diagonal + p, load.b + i);
+            copy(c + p, load.c + i);
+            copy(v + p, load.v + i);
+        });
+        exec.phase(L.n, [&](int i) {
+            const int p = slot(i);
+            put(i, cr_normalise(a[p], diagonal[p], c[p], v[p]));
+        });
     } else {
         exec.phase(L.n, [&](int i) { put(i, load(i)); });
     }

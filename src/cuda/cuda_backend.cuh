@@ -248,9 +248,11 @@ public:
             with_partition_slots([&](auto slots) {
                 PartitionLayout layout = make_partition_layout<T>(n, chunks, slots, batch_staged_raw<T>());
                 if (layout.words() * sizeof(T) > shared_limit_) layout = make_partition_layout<T>(n, chunks, slots);
-                auto kernel = kernels::tridiagonal_batch_partitioned<T, decltype(slots)::value>;
-                launch("tridiagonal_batch_partitioned kernel", kernel, batch, partition_threads(layout, threads),
-                       allow_shared(kernel, layout.words() * sizeof(T)), dl.data(), d.data(), du.data(), x.data(), layout);
+                with_constant<false, true>(layout.raw, [&](auto raw) {
+                    auto kernel = kernels::tridiagonal_batch_partitioned<T, decltype(slots)::value, decltype(raw)::value>;
+                    launch("tridiagonal_batch_partitioned kernel", kernel, batch, partition_threads(layout, threads),
+                           allow_shared(kernel, layout.words() * sizeof(T)), dl.data(), d.data(), du.data(), x.data(), layout);
+                });
             });
             return;
         }

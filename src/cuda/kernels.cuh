@@ -435,8 +435,11 @@ __global__ void __launch_bounds__(1024)
     cyclic_reduction<T>(layout, std::integral_constant<CrStaging, S>{}, shared, phase, load, store);
 }
 
-/// The batch of tridiagonal_batch() by the partition method, one system per block.
-template <class T, int Slots>
+/// The batch of tridiagonal_batch() by the partition method, one system per block; `Raw`: each
+/// system staged as it is by cp.async (the layout must be raw), else loaded per equation. Two
+/// kernels, not one with a branch: the float one loading per equation needs 32 registers alone,
+/// 39 with the staging compiled in.
+template <class T, int Slots, bool Raw>
 __global__ void __launch_bounds__(2 * partition_max_chunks)
     tridiagonal_batch_partitioned(const T* __restrict__ dl, const T* __restrict__ d, const T* __restrict__ du, T* x,
                                   PartitionLayout layout) {
@@ -445,8 +448,13 @@ __global__ void __launch_bounds__(2 * partition_max_chunks)
     T* shared = reinterpret_cast<T*>(raw_shared);
     const std::size_t base = static_cast<std::size_t>(blockIdx.x) * layout.n;
     BlockPartition exec;
-    partitioned_line_solve<Slots, T>(layout, shared, exec, RawLine<T>{dl + base, d + base, du + base, x + base},
-                                     [&](int r, T value) { x[base + r] = value; });
+    auto store = [&](int r, T value) { x[base + r] = value; };
+    if constexpr (Raw)
+        partitioned_line_solve<Slots, T>(layout, shared, exec, RawLine<T>{dl + base, d + base, du + base, x + base}, store);
+    else
+        partitioned_line_solve<Slots, T>(
+            layout, shared, exec, [&](int r) { return cr_normalise(dl[base + r], d[base + r], du[base + r], x[base + r]); },
+            store);
 }
 
 /// Arrays transposed by one launch of `transpose`, blockIdx.z picking the pair: the two inputs
