@@ -122,13 +122,12 @@ struct HostPartitionExecutor {
 };
 
 /// Runs partitioned_line_solve<Slots, T> on the host for `chunks` chunks, the line given by
-/// `load(i)` or, `raw`, as a RawLine staged as it is, the warp's system in dead words of the line
-/// where `dead` and there are enough; `touched` receives the words of the buffer that were written.
+/// `load(i)` or, `raw`, as a RawLine staged as it is; `touched` receives the words of the buffer
+/// that were written.
 template <int Slots, class T>
-std::vector<double> host_partitioned_solve(const test::Tridiagonal& s, int chunks, bool raw, bool dead,
-                                           std::vector<int>* touched) {
+std::vector<double> host_partitioned_solve(const test::Tridiagonal& s, int chunks, bool raw, std::vector<int>* touched) {
     const int n = static_cast<int>(s.b.size());
-    const PartitionLayout layout = make_partition_layout<T>(n, chunks, Slots, raw, dead);
+    const PartitionLayout layout = make_partition_layout<T>(n, chunks, Slots, raw);
     std::vector<T> shared(layout.words(), std::numeric_limits<T>::quiet_NaN());
     std::vector<double> x(n, std::numeric_limits<double>::quiet_NaN());
     HostPartitionExecutor exec;
@@ -229,7 +228,6 @@ TEMPLATE_TEST_CASE("partitioned line solver (chunks by Thomas, their coupling sy
                    "[cyclic-reduction]", float, double) {
     std::mt19937 rng(11);
     const double tolerance = sizeof(TestType) == 4 ? 2e-5 : 1e-13;
-    for (bool dead : {false, true})
     for (bool raw : {false, true})
     for (int slots : {2, 8}) {
         for (int chunks : {1, 2, 3, 16, 32, 33, 64, 128, 129, 256}) {
@@ -237,12 +235,11 @@ TEMPLATE_TEST_CASE("partitioned line solver (chunks by Thomas, their coupling sy
                 if (n < 2) continue;
                 const test::Tridiagonal s = random_system(n, rng);
                 std::vector<int> touched;
-                const std::vector<double> x = slots == 2 ? host_partitioned_solve<2, TestType>(s, chunks, raw, dead, &touched)
-                                                         : host_partitioned_solve<8, TestType>(s, chunks, raw, dead, &touched);
+                const std::vector<double> x = slots == 2 ? host_partitioned_solve<2, TestType>(s, chunks, raw, &touched)
+                                                         : host_partitioned_solve<8, TestType>(s, chunks, raw, &touched);
                 const double error = adimg_test::relative_max_difference(x, test::thomas(s));
-                const PartitionLayout L = make_partition_layout<TestType>(n, chunks, slots, raw, dead);
-                INFO("n = " << n << (raw ? ", staged raw" : ", loaded per equation")
-                            << (L.coupling.count && !L.warp_words ? ", warp's system in dead words" : "") << ", " << chunks << " chunks asked, "
+                const PartitionLayout L = make_partition_layout<TestType>(n, chunks, slots, raw);
+                INFO("n = " << n << (raw ? ", staged raw" : ", loaded per equation") << ", " << chunks << " chunks asked, "
                             << L.line.count << " of " << L.line.length
                             << " (+1 for " << L.line.longer << "), coupling system of " << L.reduced() << " by "
                             << (L.coupling.count ? "32 lane chunks, then" : "") << " a warp with " << slots
@@ -268,13 +265,12 @@ TEMPLATE_TEST_CASE("partitioned line solver (chunks by Thomas, their coupling sy
     REQUIRE_THROWS_WITH(make_partition_layout<TestType>(4097, 512, 8), Catch::Contains("1 to 256 chunks"));
 }
 
-TEMPLATE_TEST_CASE("partitioned line solver: from 48 chunks on the warp's system can take the dead a and c words of the chunk end rows",
+TEMPLATE_TEST_CASE("partitioned line solver: from 48 chunks on the warp's system takes the dead a and c words of the chunk end rows",
                    "[cyclic-reduction]", float, double) {
     for (int n : {97, 1025, 4097, 8193}) {
         for (int chunks : {33, 47, 48, 64, 256}) {
-            const PartitionLayout L = make_partition_layout<TestType>(n, chunks, 2, false, true);
+            const PartitionLayout L = make_partition_layout<TestType>(n, chunks, 2);
             INFO("n = " << n << ", " << L.line.count << " chunks");
-            REQUIRE(make_partition_layout<TestType>(n, chunks, 2).warp_words == (L.coupling.count ? partition_warp_equations : 0));
             if (L.coupling.count == 0) continue;
             REQUIRE((L.warp_words == 0) == (L.line.count >= 48));
             if (L.warp_words > 0) continue;
@@ -294,8 +290,7 @@ TEMPLATE_TEST_CASE("partitioned line solver: from 48 chunks on the warp's system
     }
     // A float line of 4097 in 256 chunks then fits four blocks in the H200's 228 KB per SM (each
     // block also reserves 1 KB): 57024 bytes, where the warp's own arrays would make it 57792.
-    REQUIRE(make_partition_layout<float>(4097, 256, 2, false, true).words() * sizeof(float) == 57024);
-    REQUIRE(make_partition_layout<float>(4097, 256, 2).words() * sizeof(float) == 57792);
+    REQUIRE(make_partition_layout<float>(4097, 256, 2).words() * sizeof(float) == 57024);
 }
 
 TEST_CASE("partitioned line solver: the threads of a warp walking their chunks hit different banks", "[cyclic-reduction]") {

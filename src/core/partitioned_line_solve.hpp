@@ -29,8 +29,8 @@
 //
 // Shared memory, in words of T: the arrays a, c, v of the line (3 n plus padding), rewritten in
 // place, the solution going to v; with two levels also the coupling system (3 x 2C) and the
-// warp's 64 equations (3 x 64), which from 48 chunks on can take words of the line's arrays that
-// are dead by then instead (PartitionLayout::warp_word). Word i of an array lives at partition_slot<T>(i) = i + i / w,
+// warp's 64 equations (3 x 64), which from 48 chunks on take words of the line's arrays that are
+// dead by then (PartitionLayout::warp_word). Word i of an array lives at partition_slot<T>(i) = i + i / w,
 // with w = 128 bytes / sizeof(T) (32 floats, 16 doubles): the threads of a warp walk their
 // chunks in step, K words apart, and with one pad word per 128 bytes the accesses of a warp
 // (float) or of each half-warp (double, 8-byte words) fall in different banks for every K that
@@ -108,13 +108,10 @@ struct PartitionLayout {
     /// Where word `array` (0 a, 1 c, 2 v) of equation r of the warp's system lives after a second
     /// level. Once the chunks have copied their end rows to the coupling system, the a and c words
     /// of those rows are dead until the line is done (only their v words take the solution back),
-    /// so with enough chunks (four dead words each) the warp's 3 x 64 words can take them instead
-    /// of arrays of their own (warp_words 0): for a float line of 4097 that is the 192 words by
-    /// which it otherwise misses a fourth block per SM. Word w = array * 64 + r goes to chunk
-    /// w / 4: the a or c word (w & 1) of its first or last row (w & 2). Returns an offset from the
-    /// start of the shared buffer. The scattered words and their index arithmetic slow warp 0's
-    /// serial phase, so this pays only where it lets more blocks share an SM (the CUDA backend
-    /// asks the occupancy calculator).
+    /// so with enough chunks (four dead words each) the warp's 3 x 64 words take them instead of
+    /// arrays of their own: for a float line of 4097 that is the 192 words by which it otherwise
+    /// misses a fourth block per SM. Word w = array * 64 + r goes to chunk w / 4: the a or c word
+    /// (w & 1) of its first or last row (w & 2). Returns an offset from the line's a array.
     template <class T>
     ADIMG_HD int warp_word(int array, int r) const {
         if (warp_words > 0) return warp_base(array) + r;
@@ -141,11 +138,9 @@ struct RawLine {
 constexpr int partition_max_chunks = 256;
 
 /// Cuts n >= 2 equations of T into at most `chunks` chunks of at least two equations each, for a
-/// warp that holds `slots` equations per lane; `raw`: room to stage a RawLine as it is;
-/// `warp_in_dead_words`: the warp's system in dead words of the line where there are enough
-/// (PartitionLayout::warp_word), else in arrays of its own.
+/// warp that holds `slots` equations per lane; `raw`: room to stage a RawLine as it is.
 template <class T>
-PartitionLayout make_partition_layout(int n, int chunks, int slots, bool raw = false, bool warp_in_dead_words = false) {
+PartitionLayout make_partition_layout(int n, int chunks, int slots, bool raw = false) {
     if (n < 2 || chunks < 1 || chunks > partition_max_chunks)
         throw std::invalid_argument("partitioned line solve: needs at least 2 equations and 1 to " +
                                     std::to_string(partition_max_chunks) + " chunks, got " + std::to_string(n) + " and " +
@@ -158,7 +153,7 @@ PartitionLayout make_partition_layout(int n, int chunks, int slots, bool raw = f
     if (L.reduced() > warp_lanes * slots) {
         L.coupling = make_chunks(L.reduced(), warp_lanes);
         L.coupling_words = partition_slot<T>(L.reduced() - 1) + 1;
-        if (!warp_in_dead_words || 4 * L.line.count < 3 * partition_warp_equations) L.warp_words = partition_warp_equations;
+        if (4 * L.line.count < 3 * partition_warp_equations) L.warp_words = partition_warp_equations;
     }
     return L;
 }

@@ -246,11 +246,10 @@ public:
         if (chunks == 0 && !staging && threads == 0 && partitioned<T>(n)) chunks = partition_chunks<T>(n);
         if (chunks > 0) {
             with_partition_slots([&](auto slots) {
-                const bool raw = batch_staged_raw<T>() &&
-                                 make_partition_layout<T>(n, chunks, slots, true).words() * sizeof(T) <= shared_limit_;
-                with_constant<false, true>(raw, [&](auto staged) {
-                    auto kernel = kernels::tridiagonal_batch_partitioned<T, decltype(slots)::value, decltype(staged)::value>;
-                    const PartitionLayout layout = fitted_partition_layout<T>(kernel, threads, n, chunks, slots, raw);
+                PartitionLayout layout = make_partition_layout<T>(n, chunks, slots, batch_staged_raw<T>());
+                if (layout.words() * sizeof(T) > shared_limit_) layout = make_partition_layout<T>(n, chunks, slots);
+                with_constant<false, true>(layout.raw, [&](auto raw) {
+                    auto kernel = kernels::tridiagonal_batch_partitioned<T, decltype(slots)::value, decltype(raw)::value>;
                     launch("tridiagonal_batch_partitioned kernel", kernel, batch, partition_threads(layout, threads),
                            allow_shared(kernel, layout.words() * sizeof(T)), dl.data(), d.data(), du.data(), x.data(), layout);
                 });
@@ -584,28 +583,6 @@ private:
         const int bands = std::max(1, multiprocessors_ * std::max(known->second, 1) / jacobi_strips(A.mx));
         return (A.my + bands - 1) / bands;
     }
-    /// The partition method's layout for `kernel`: the warp's system in dead words of the line
-    /// (PartitionLayout::warp_word) only where that lets more blocks share an SM, as the occupancy
-    /// calculator says; elsewhere its scattered words only slow warp 0 (measured on the H200 at
-    /// 8e3805a, where every line of 48 chunks or more took them: float 4097² batch 0.1384 against
-    /// 0.1540 ms, four blocks per SM instead of three; but double L=12 x-sweeps 0.761 against
-    /// 0.641 ms, float 1025² batch 0.0085 against 0.0077, with no block gained).
-    template <class T, class Kernel>
-    PartitionLayout fitted_partition_layout(Kernel kernel, int asked_threads, int n, int chunks, int slots, bool raw) {
-        const PartitionLayout own = make_partition_layout<T>(n, chunks, slots, raw);
-        const PartitionLayout dead = make_partition_layout<T>(n, chunks, slots, raw, true);
-        if (dead.words() == own.words()) return own;
-        const int threads = partition_threads(own, asked_threads);
-        auto resident = [&](const PartitionLayout& L) {
-            const std::size_t bytes = allow_shared(kernel, L.words() * sizeof(T));
-            const auto key = std::make_tuple(reinterpret_cast<const void*>(kernel), threads, bytes);
-            auto [known, fresh] = partition_blocks_per_sm_.try_emplace(key, 0);
-            if (fresh)
-                ADIMG_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&known->second, kernel, threads, bytes));
-            return known->second;
-        };
-        return resident(dead) > resident(own) ? dead : own;
-    }
     /// Threads of a partition-method block: `asked`, or two per chunk (the loads and stores use
     /// them all, the chunks one each); a whole number of warps, since warp 0 solves the coupling
     /// system with all its lanes.
@@ -636,11 +613,10 @@ private:
         const int length = along_x ? A.mx : A.my, count = along_x ? A.my : A.mx;
         if (lines == 1 && partitioned<T>(length)) {
             with_partition_slots([&](auto slots) {
+                const PartitionLayout layout = make_partition_layout<T>(length, partition_chunks<T>(length), slots);
                 auto kernel = kernels::line_relax_partitioned<T, decltype(slots)::value>;
-                const int asked = line_tuning.threads_per_line.value_or(0);
-                const PartitionLayout layout =
-                    fitted_partition_layout<T>(kernel, asked, length, partition_chunks<T>(length), slots, false);
-                launch("line_relax_partitioned kernel", kernel, count, partition_threads(layout, asked),
+                launch("line_relax_partitioned kernel", kernel, count,
+                       partition_threads(layout, line_tuning.threads_per_line.value_or(0)),
                        allow_shared(kernel, layout.words() * sizeof(T)), A, b, x_in, x_out, direction, omega, layout);
             });
             return;
@@ -744,8 +720,6 @@ private:
     std::map<const void*, Recording> recordings_;
     std::set<const void*> raised_;  // kernels whose shared-memory limit is raised
     std::map<const void*, int> blocks_per_sm_;  // resident blocks per SM of a kernel, by address
-    // resident blocks per SM of a partition-method kernel, by address, threads and shared bytes
-    std::map<std::tuple<const void*, int, std::size_t>, int> partition_blocks_per_sm_;
     bool graphs_enabled_ = true;  // ADIMG_NO_GRAPHS=1 turns replay into plain launches (for comparisons)
 
     static constexpr std::size_t min_chunk_bytes = std::size_t(4) << 20, max_chunk_bytes = std::size_t(16) << 20;
