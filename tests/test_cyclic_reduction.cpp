@@ -16,7 +16,6 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
-#include <set>
 #include <vector>
 
 using namespace adimg;
@@ -263,34 +262,6 @@ TEMPLATE_TEST_CASE("partitioned line solver (chunks by Thomas, their coupling sy
     }
     REQUIRE_THROWS_WITH(make_partition_layout<TestType>(1, 4, 8), Catch::Contains("at least 2 equations"));
     REQUIRE_THROWS_WITH(make_partition_layout<TestType>(4097, 512, 8), Catch::Contains("1 to 256 chunks"));
-}
-
-TEMPLATE_TEST_CASE("partitioned line solver: from 48 chunks on the warp's system takes the dead a and c words of the chunk end rows",
-                   "[cyclic-reduction]", float, double) {
-    for (int n : {97, 1025, 4097, 8193}) {
-        for (int chunks : {33, 47, 48, 64, 256}) {
-            const PartitionLayout L = make_partition_layout<TestType>(n, chunks, 2);
-            INFO("n = " << n << ", " << L.line.count << " chunks");
-            if (L.coupling.count == 0) continue;
-            REQUIRE((L.warp_words == 0) == (L.line.count >= 48));
-            if (L.warp_words > 0) continue;
-            std::set<int> ends, words;
-            for (int t = 0; t < L.line.count; ++t)
-                for (int row : {L.line.start(t), L.line.start(t) + L.line.size(t) - 1})
-                    for (int array : {0, 1}) ends.insert(L.line_base(array) + partition_slot<TestType>(row));
-            for (int array = 0; array < 3; ++array)
-                for (int r = 0; r < partition_warp_equations; ++r) {
-                    const int w = L.warp_word<TestType>(array, r);
-                    REQUIRE(ends.count(w) == 1);
-                    words.insert(w);
-                }
-            REQUIRE(words.size() == 3 * partition_warp_equations);  // no two words share a place
-            REQUIRE(L.words() == 3 * (L.array_words + L.coupling_words));
-        }
-    }
-    // A float line of 4097 in 256 chunks then fits four blocks in the H200's 228 KB per SM (each
-    // block also reserves 1 KB): 57024 bytes, where the warp's own arrays would make it 57792.
-    REQUIRE(make_partition_layout<float>(4097, 256, 2).words() * sizeof(float) == 57024);
 }
 
 TEST_CASE("partitioned line solver: the threads of a warp walking their chunks hit different banks", "[cyclic-reduction]") {

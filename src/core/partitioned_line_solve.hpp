@@ -29,8 +29,7 @@
 //
 // Shared memory, in words of T: the arrays a, c, v of the line (3 n plus padding), rewritten in
 // place, the solution going to v; with two levels also the coupling system (3 x 2C) and the
-// warp's 64 equations (3 x 64), which from 48 chunks on take words of the line's arrays that are
-// dead by then (PartitionLayout::warp_word). Word i of an array lives at partition_slot<T>(i) = i + i / w,
+// warp's 64 equations (3 x 64). Word i of an array lives at partition_slot<T>(i) = i + i / w,
 // with w = 128 bytes / sizeof(T) (32 floats, 16 doubles): the threads of a warp walk their
 // chunks in step, K words apart, and with one pad word per 128 bytes the accesses of a warp
 // (float) or of each half-warp (double, 8-byte words) fall in different banks for every K that
@@ -93,7 +92,7 @@ struct PartitionLayout {
     Chunks coupling;  ///< the coupling system's 32 chunks, one per lane (count 0: no second level)
     int array_words = 0;     ///< words of each of the line's arrays a, c, v, padding included
     int coupling_words = 0;  ///< words of each of the coupling system's arrays (0: no second level)
-    int warp_words = 0;      ///< words of each of the warp's arrays (0: none, see warp_word())
+    int warp_words = 0;      ///< words of each of the warp's arrays (0: no second level)
     bool raw = false;        ///< a RawLine is staged as it is, its diagonal at diagonal_base()
     ADIMG_HD int reduced() const { return 2 * line.count; }  ///< equations of the coupling system
     /// Row of the line that holds equation r of the coupling system.
@@ -105,20 +104,6 @@ struct PartitionLayout {
     ADIMG_HD int line_base(int array) const { return array * array_words; }
     ADIMG_HD int coupling_base(int array) const { return 3 * array_words + array * coupling_words; }
     ADIMG_HD int warp_base(int array) const { return 3 * (array_words + coupling_words) + array * warp_words; }
-    /// Where word `array` (0 a, 1 c, 2 v) of equation r of the warp's system lives after a second
-    /// level. Once the chunks have copied their end rows to the coupling system, the a and c words
-    /// of those rows are dead until the line is done (only their v words take the solution back),
-    /// so with enough chunks (four dead words each) the warp's 3 x 64 words take them instead of
-    /// arrays of their own: for a float line of 4097 that is the 192 words by which it otherwise
-    /// misses a fourth block per SM. Word w = array * 64 + r goes to chunk w / 4: the a or c word
-    /// (w & 1) of its first or last row (w & 2). Returns an offset from the line's a array.
-    template <class T>
-    ADIMG_HD int warp_word(int array, int r) const {
-        if (warp_words > 0) return warp_base(array) + r;
-        const int w = array * partition_warp_equations + r, t = w >> 2;
-        const int row = (w & 2) ? line.start(t) + line.size(t) - 1 : line.start(t);
-        return line_base((w & 1) ? 1 : 0) + partition_slot<T>(row);
-    }
     /// The staged diagonal of a raw line: where the coupling system's arrays begin.
     ADIMG_HD int diagonal_base() const { return 3 * array_words; }
     int words() const { return std::max(warp_base(3), raw ? diagonal_base() + array_words : 0); }
@@ -153,7 +138,7 @@ PartitionLayout make_partition_layout(int n, int chunks, int slots, bool raw = f
     if (L.reduced() > warp_lanes * slots) {
         L.coupling = make_chunks(L.reduced(), warp_lanes);
         L.coupling_words = partition_slot<T>(L.reduced() - 1) + 1;
-        if (4 * L.line.count < 3 * partition_warp_equations) L.warp_words = partition_warp_equations;
+        L.warp_words = partition_warp_equations;
     }
     return L;
 }
@@ -216,14 +201,15 @@ ADIMG_HD void partition_substitute(const T* a, const T* c, T* v, Slot slot, int 
 }
 
 /// Copies the two equations that chunk [s, s + m) keeps after partition_eliminate (its first and
-/// its last) to the next level: word `array` (0 a, 1 c, 2 v) of equation k to to(array, k).
+/// its last) into the next level's arrays, at to(0) and to(1).
 template <class T, class Slot, class To>
-ADIMG_HD void partition_pass_ends(const T* a, const T* c, const T* v, Slot slot, int s, int m, To to) {
+ADIMG_HD void partition_pass_ends(const T* a, const T* c, const T* v, Slot slot, int s, int m, T* next_a, T* next_c,
+                                  T* next_v, To to) {
     for (int k = 0; k < 2; ++k) {
         const int from = slot(k == 0 ? s : s + m - 1);
-        to(0, k) = a[from];
-        to(1, k) = c[from];
-        to(2, k) = v[from];
+        next_a[to(k)] = a[from];
+        next_c[to(k)] = c[from];
+        next_v[to(k)] = v[from];
     }
 }
 
@@ -269,8 +255,10 @@ ADIMG_HD void partitioned_line_solve(const PartitionLayout& L, T* shared, Execut
     T* const ra = shared + L.coupling_base(0);
     T* const rc = shared + L.coupling_base(1);
     T* const rv = shared + L.coupling_base(2);
+    T* const wa = shared + L.warp_base(0);
+    T* const wc = shared + L.warp_base(1);
+    T* const wv = shared + L.warp_base(2);
     auto slot = [](int i) { return partition_slot<T>(i); };
-    auto warp_word = [&](int array, int r) -> T& { return shared[L.warp_word<T>(array, r)]; };
     const bool two_levels = L.coupling.count > 0;
     partition_load(L, shared, exec, load, slot);
     // Each chunk of the line; with two levels, its two coupling equations copied to the
@@ -278,9 +266,7 @@ ADIMG_HD void partitioned_line_solve(const PartitionLayout& L, T* shared, Execut
     exec.phase(L.line.count, [&](int t) {
         const int s = L.line.start(t), m = L.line.size(t);
         partition_eliminate(a, c, v, slot, s, m);
-        if (two_levels)
-            partition_pass_ends(a, c, v, slot, s, m,
-                                [&](int array, int k) -> T& { return shared[L.coupling_base(array) + slot(2 * t + k)]; });
+        if (two_levels) partition_pass_ends(a, c, v, slot, s, m, ra, rc, rv, [&](int k) { return slot(2 * t + k); });
     });
     exec.first_warp([&](const auto& warp) {
         // With two levels, lane l eliminates chunk l of the coupling system and passes its two
@@ -289,24 +275,24 @@ ADIMG_HD void partitioned_line_solve(const PartitionLayout& L, T* shared, Execut
             warp.each_lane([&](int l) {
                 const int s = L.coupling.start(l), m = L.coupling.size(l);
                 partition_eliminate(ra, rc, rv, slot, s, m);
-                partition_pass_ends(ra, rc, rv, slot, s, m, [&](int array, int k) -> T& { return warp_word(array, 2 * l + k); });
+                partition_pass_ends(ra, rc, rv, slot, s, m, wa, wc, wv, [&](int k) { return 2 * l + k; });
             });
         const int in_registers = two_levels ? partition_warp_equations : L.reduced();
-        // Word `array` of equation r of those the registers take: the warp's system, or the
-        // line's chunk end rows.
-        auto at = [&](int array, int r) -> T& {
-            return two_levels ? warp_word(array, r) : shared[L.line_base(array) + slot(L.reduced_row(r))];
-        };
+        // Where equation r of those the registers take lives: the warp's arrays, or the line's.
+        auto at = [&](int r) { return two_levels ? r : slot(L.reduced_row(r)); };
+        const T* const sa = two_levels ? wa : a;
+        const T* const sc = two_levels ? wc : c;
+        T* const sv = two_levels ? wv : v;
         // Lane l, slot k: equation l + 32 k; past the end, x = 0.
         auto equation = [&](int k) {
-            auto word = [&](int array) {
+            auto word = [&](const T* array) {
                 return warp.gather([&, array](int lane) {
                     const int r = lane + warp_lanes * k;
-                    return r < in_registers ? at(array, r) : T(0);
+                    return r < in_registers ? array[at(r)] : T(0);
                 });
             };
-            auto first = word(0);
-            return CrEquation<decltype(first)>{first, word(1), word(2)};
+            auto first = word(sa);
+            return CrEquation<decltype(first)>{first, word(sc), word(sv)};
         };
         decltype(equation(0)) eq[Slots];
         for (int k = 0; k < Slots; ++k) eq[k] = equation(k);
@@ -314,14 +300,14 @@ ADIMG_HD void partitioned_line_solve(const PartitionLayout& L, T* shared, Execut
         for (int k = 0; k < Slots; ++k)
             warp.scatter(eq[k].v, [&](int lane, T x) {
                 const int r = lane + warp_lanes * k;
-                if (r < in_registers) at(2, r) = x;
+                if (r < in_registers) sv[at(r)] = x;
             });
         // With two levels: the lanes' chunk ends, then their interiors.
         if (two_levels)
             warp.each_lane([&](int l) {
                 const int s = L.coupling.start(l), m = L.coupling.size(l);
-                rv[slot(s)] = warp_word(2, 2 * l);
-                rv[slot(s + m - 1)] = warp_word(2, 2 * l + 1);
+                rv[slot(s)] = wv[2 * l];
+                rv[slot(s + m - 1)] = wv[2 * l + 1];
                 partition_substitute(ra, rc, rv, slot, s, m);
             });
     });
