@@ -464,10 +464,10 @@ public:
     /// Whether solve_batch's partition method stages each system as it is, by asynchronous
     /// copies, and normalises it in shared memory (partitioned_line_solve.hpp, RawLine), where
     /// that fits; otherwise each thread loads and normalises its equations one at a time.
-    /// Measured in one run on the H200 (bench/PERFORMANCE.md, "Systems staged raw by cp.async"):
-    /// double systems gain (4097²: 0.370 against 0.458 ms; 1025²: 0.0188 against 0.0199), float
-    /// ones lose (4097²: 0.1560 against 0.1506 ms; 1025²: 0.0085 against 0.0068), the fourth
-    /// array costing them blocks per SM.
+    /// Measured in one run on the H200 at f91e8aa (bench/PERFORMANCE.md, "Systems staged raw by
+    /// cp.async"): double systems gain (4097²: 0.3699 against 0.4617 ms), float ones do not
+    /// (4097²: 0.1549 against 0.1540; 1025²: 0.0092 against 0.0077; 8193²: 0.8086 against
+    /// 0.6408), the fourth array costing them blocks per SM.
     template <class T>
     bool batch_staged_raw() const {
         return line_tuning.batch_staged_raw.value_or(sizeof(T) == 8);
@@ -512,9 +512,10 @@ public:
     /// in the batch and in both sweeps (x-sweep at L=10: float 0.0232 against 0.0285 ms, double
     /// 0.0390 against 0.0493; at L=12 0.304 against 0.362 and 0.672 against 0.888). Since its
     /// chunk loops read ahead (d0ea159), lines of 257 and 513 gain too: whole V-cycles (A2, ADI
-    /// 4+4) from 257 against from 1025 (d0ea159; the double rows again at 429fc83): L=10 float 0.5421 against
-    /// 0.5609 ms, double 0.7376 against 0.7828; L=11 1.3975 / 1.4159 and 2.2099 / 2.2552; L=12
-    /// 4.7513 / 4.7707 and 8.8957 / 8.9425 (bench/PERFORMANCE.md, "The partition method from 257").
+    /// 4+4) from 257 against from 1025 (d0ea159; the double rows again at 429fc83): L=10 float
+    /// 0.5421 against 0.5609 ms, double 0.7376 against 0.7828; L=11 1.3975 / 1.4159 and 2.2099 /
+    /// 2.2552; L=12 4.7513 / 4.7707 and 8.8957 / 8.9425 (bench/PERFORMANCE.md, "The partition
+    /// method from 257").
     template <class T>
     bool partitioned(int length) const {
         return length >= line_tuning.partitioned_from.value_or(default_partitioned_from) &&
