@@ -189,8 +189,9 @@ public:
     }
     /// The Jacobi steps the V-cycle hands over per call on the grid of A: two in one pass where
     /// the bands of rows are at least 8 rows long (four times the steps), so that the recomputed
-    /// edge rows stay a minority; one on smaller grids, where two plain launches beat one fused pass (measured
-    /// from L=9 down; bench/PERFORMANCE.md, "Jacobi steps streamed down bands of rows").
+    /// edge rows stay a minority; one on smaller grids, where two plain launches beat one fused
+    /// pass (measured from L=9 down; bench/PERFORMANCE.md, "Jacobi steps streamed down bands of
+    /// rows").
     template <class T>
     int jacobi_steps_per_pass(const matrix<T>& A) {
         constexpr int Steps = kernels::max_fused_jacobi_steps;
