@@ -474,20 +474,18 @@ public:
         return line_tuning.batch_staged_raw.value_or(sizeof(T) == 8);
     }
     /// Adjacent y-lines of `length` unknowns, on a grid of `columns` columns, solved by one
-    /// cyclic-reduction block in place; 0: the grid is transposed instead. Measured on the H200
-    /// (kernel_bench, A2, bench/results/h200-2026-11-22/6601fcc; bench/PERFORMANCE.md, "y-lines
-    /// in place, several lines per block"): in place, float is fastest with 4 lines per block,
-    /// and beats transposing up to 513 unknowns (V-cycle at L=9: 0.3005 against 0.3088 ms) but
-    /// not beyond (y-sweep at L=10: 0.0505 against 0.0418 ms; at L=12 1.51 against 0.53 ms: the
-    /// strided rows of long columns cost more than the transposes); double is never faster in
-    /// place on these grids. Grids of fewer than 256 columns are launch-bound and sweep in place
-    /// (one launch instead of three). The count is halved until one line's buffer with no
-    /// level-0 staging fits shared memory that many times.
+    /// cyclic-reduction block in place; 0: the grid is transposed instead. Grids of fewer than
+    /// 256 columns are launch-bound and sweep in place (one launch instead of three), float 4
+    /// lines per block, double 1. Wider grids transpose: in place, the strided rows of long
+    /// columns cost more than the transposes (y-sweep at L=10: 0.0505 against 0.0418 ms in
+    /// float, bench/PERFORMANCE.md, "y-lines in place, several lines per block"), and since the
+    /// partition method solves lines from 257 unknowns, the transposed grid's x-lines beat the
+    /// in-place cyclic reduction at 257 and 513 too (V-cycles at 0cf4e1b, float: L=10 0.5026
+    /// against 0.5386 ms; "y-lines of 257 and 513 transposed"). The count is halved until one
+    /// line's buffer with no level-0 staging fits shared memory that many times.
     template <class T>
     int y_lines_per_block(int length, int columns) const {
-        const bool float_lines = sizeof(T) == 4;
-        int lines = line_tuning.y_lines_per_block.value_or(
-            columns < transposed_from || (float_lines && length <= 513) ? (float_lines ? 4 : 1) : 0);
+        int lines = line_tuning.y_lines_per_block.value_or(columns < transposed_from ? (sizeof(T) == 4 ? 4 : 1) : 0);
         lines = std::min(lines, cr_max_lines_per_block);
         while (lines > 1 && make_cr_layout(length, sizeof(T), CrStaging::none, lines).block_words() * sizeof(T) > shared_limit_)
             lines /= 2;
