@@ -5,14 +5,11 @@
 #include <adimg/error.hpp>
 #include <adimg/solver.hpp>
 
-#include "host_norm.hpp"
 #include "multigrid.hpp"
 #include "refinement.hpp"
 
 #include <chrono>
-#include <cmath>
 #include <optional>
-#include <type_traits>
 #include <utility>
 
 namespace adimg {
@@ -121,17 +118,6 @@ private:
         }
     };
 
-    /// Waits, when it goes out of scope, for the backend's uploads still under way.
-    struct SettleUploads {
-        Backend& be;
-        ~SettleUploads() {
-            try {
-                be.settle_uploads();
-            } catch (...) {  // already unwinding from the error that ended the solve, or about to report it
-            }
-        }
-    };
-
     /// b, x, the next iterate and d of the outer loop, in its precision.
     template <class T>
     struct OuterVectors {
@@ -151,31 +137,17 @@ private:
              SolveReport& report, bool may_fall_back) {
         using clock = std::chrono::steady_clock;
         const auto start = clock::now();
-        const std::size_t n = v.b.size();
-        InnerMultigrid<Backend, Outer, Inner> inner(be_, mg, options_);
-        // A mixed solve from zero needs, before its first cycle, only the float b / ||b||: half
-        // the bytes of b. The double b follows alongside that cycle, for the update after it.
-        std::optional<double> first_norm;
-        if constexpr (std::is_same_v<Outer, double> && std::is_same_v<Inner, float>) {
-            if (const double norm = guess ? 0.0 : host_norm2(b, n); norm > 0.0 && std::isfinite(norm)) {
-                be_.upload(b, n, inner.preload_rhs(), 1.0 / norm);
-                be_.upload_alongside(b, n, v.b);
-                first_norm = norm;
-            }
-        }
-        // However the solve ends, no upload may still be reading the caller's b.
-        const SettleUploads settle{be_};
-        if (!first_norm) be_.upload(b, n, v.b);
+        be_.upload(b, v.b.size(), v.b);
         if (guess)
             be_.upload(guess, v.x.size(), v.x);
         else
             be_.fill(v.x, Outer(0));
         report.upload_seconds = std::chrono::duration<double>(clock::now() - start).count();
         if (x.make_room) x.make_room();
+        InnerMultigrid<Backend, Outer, Inner> inner(be_, mg, options_);
         auto inner_step = [&](auto&&... args) { return inner.correct(std::forward<decltype(args)>(args)...); };
         DoubleInner<Outer> fallback{this, may_fall_back};
-        refine<Backend, Outer>(be_, A, v.b, v.x, v.x_next, v.d, !guess, first_norm, inner_step, fallback, options_, on_step,
-                               report);
+        refine<Backend, Outer>(be_, A, v.b, v.x, v.x_next, v.d, !guess, inner_step, fallback, options_, on_step, report);
         double* solution = x.get();
         const auto downloading = clock::now();
         be_.download(v.x, solution);

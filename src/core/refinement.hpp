@@ -10,7 +10,6 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
-#include <optional>
 #include <string>
 #include <utility>
 
@@ -28,17 +27,10 @@ public:
     InnerMultigrid(Backend& backend, Multigrid<Backend, Inner>& mg, const SolverOptions& options)
         : be_(backend), mg_(mg), options_(options) {}
 
-    /// The inner right-hand side, for the caller to fill before the first correct() (it must be
-    /// the first defect over its norm) instead of correct() converting that defect.
-    typename Backend::template vector<Inner>& preload_rhs() {
-        rhs_preloaded_ = true;
-        return mg_.rhs();
-    }
-
     /// Returns false if the inner defects or the applied correction are not finite.
     template <class Apply>
     bool correct(const typename Backend::template vector<Outer>& d, double d_norm, OuterStep& step, Apply&& apply) {
-        if (!std::exchange(rhs_preloaded_, false)) be_.scale_convert(1.0 / d_norm, d, mg_.rhs());
+        be_.scale_convert(1.0 / d_norm, d, mg_.rhs());
         be_.fill(mg_.solution(), Inner(0));
         const bool by_digits = options_.inner.kind == InnerStop::Kind::digits;
         const int max_cycles = by_digits ? options_.inner_max_cycles : options_.inner.count;
@@ -68,7 +60,6 @@ private:
     Backend& be_;
     Multigrid<Backend, Inner>& mg_;
     const SolverOptions& options_;
-    bool rhs_preloaded_ = false;
 };
 
 /// Wording of the refinement loop's failure messages (what went wrong, and what to try).
@@ -114,9 +105,7 @@ inline std::string stagnation_cause(const SolverOptions& o, bool fell_back, bool
 }  // namespace refinement_messages
 
 /// The outer loop: d = b - A x (x = 0 if `zero_guess`); stop when ||d|| <= 10^-digits ||d_0||;
-/// else x += inner(d). With `first_norm` given, x is zero and the caller has put the first defect
-/// (b) where the inner solve needs it and measured its norm: d is not formed for the first step.
-/// Every use of b waits for uploads still under way (the backend's await_uploads()).
+/// else x += inner(d).
 /// It watches for non-finite values, divergence and stagnation, and reports each as a status.
 /// `inner` is called as inner(d, ||d||, step, apply) -> bool and hands its correction c to
 /// apply(alpha, c), which writes x + alpha c to `x_next` and its defect to d in one pass; x_next
@@ -127,21 +116,15 @@ template <class Backend, class Outer, class Inner, class Fallback>
 void refine(Backend& be, const typename Backend::template matrix<Outer>& A,
             const typename Backend::template vector<Outer>& b, typename Backend::template vector<Outer>& x,
             typename Backend::template vector<Outer>& x_next, typename Backend::template vector<Outer>& d, bool zero_guess,
-            std::optional<double> first_norm, Inner&& inner, Fallback&& fallback, const SolverOptions& options,
-            const StepCallback& on_step, SolveReport& report) {
-    double norm = 0.0;
-    if (first_norm) {
-        norm = *first_norm;
-    } else {
-        // From a zero guess the defect is b itself, exactly: a copy (2 words a node) instead of
-        // a pass over the matrix (12), one work unit less per solve.
-        be.await_uploads();
-        if (zero_guess)
-            be.scale_convert(1.0, b, d);
-        else
-            be.defect(A, b, x, d);
-        norm = be.norm2(d);
-    }
+            Inner&& inner, Fallback&& fallback, const SolverOptions& options, const StepCallback& on_step,
+            SolveReport& report) {
+    // From a zero guess the defect is b itself, exactly: a copy (2 words a node) instead of a
+    // pass over the matrix (12), one work unit less per solve.
+    if (zero_guess)
+        be.scale_convert(1.0, b, d);
+    else
+        be.defect(A, b, x, d);
+    double norm = be.norm2(d);
     report.initial_defect = report.final_defect = norm;
     if (!std::isfinite(norm)) {
         report.status = SolveStatus::non_finite;
@@ -173,7 +156,6 @@ void refine(Backend& be, const typename Backend::template matrix<Outer>& A,
         step.double_inner = use_fallback;
         double next = 0.0;
         auto apply = [&](double alpha, const auto& c) {
-            be.await_uploads();
             next = be.update_defect_norm(A, b, x, alpha, c, x_next, d);
             return std::isfinite(next);
         };
@@ -185,7 +167,6 @@ void refine(Backend& be, const typename Backend::template matrix<Outer>& A,
             if (switch_to_fallback("produced non-finite values")) {
                 // d may hold the non-finite defect of the rejected update: the fallback starts
                 // from the defect of x, which is still the last finite iterate.
-                be.await_uploads();
                 be.defect(A, b, x, d);
                 continue;
             }

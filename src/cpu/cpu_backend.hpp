@@ -41,19 +41,9 @@ public:
     void update_values(const NineBands<double>& host, matrix<T>& A) {
         std::copy(host.values.begin(), host.values.end(), A.values.begin());
     }
-    /// n values from host memory, times `scale`, into v (sized to n); the vector form for the
-    /// hierarchy's arrays.
+    /// n values from host memory into v (sized to n); the vector form for the hierarchy's arrays.
     template <class T>
-    void upload(const double* host, std::size_t n, vector<T>& v, double scale = 1.0) {
-        v.resize(n);
-        const std::ptrdiff_t count = static_cast<std::ptrdiff_t>(n);
-#pragma omp parallel for schedule(static) if(parallel_worth(n))
-        for (std::ptrdiff_t p = 0; p < count; ++p) v[p] = T(scale * host[p]);
-    }
-    /// The CUDA backend overlaps this upload with the work that follows; here it is an upload().
-    void upload_alongside(const double* host, std::size_t n, vector<double>& v) { upload(host, n, v); }
-    void await_uploads() {}
-    void settle_uploads() {}
+    void upload(const double* host, std::size_t n, vector<T>& v) { v.assign(host, host + n); }
     template <class T>
     void upload(const std::vector<double>& host, vector<T>& v) { upload(host.data(), host.size(), v); }
     /// v into host memory that holds v.size() values.

@@ -64,8 +64,6 @@ CudaBackend::CudaBackend() {
         ADIMG_CUDA_CHECK(cudaMallocHost(&staging_[i], staging_bytes_));
         ADIMG_CUDA_CHECK(cudaEventCreateWithFlags(&staged_[i], cudaEventDisableTiming));
     }
-    ADIMG_CUDA_CHECK(cudaStreamCreate(&side_stream_));
-    ADIMG_CUDA_CHECK(cudaEventCreateWithFlags(&side_upload_, cudaEventDisableTiming));
 }
 
 void CudaBackend::forget(const void* key) {
@@ -83,8 +81,6 @@ CudaBackend::~CudaBackend() {
         if (staged_[i]) cudaEventDestroy(staged_[i]);
     }
     if (host_result_) cudaFreeHost(host_result_);
-    if (side_upload_) cudaEventDestroy(side_upload_);
-    if (side_stream_) cudaStreamDestroy(side_stream_);
     if (stream_) cudaStreamDestroy(stream_);
 }
 
@@ -148,25 +144,24 @@ void fence_streaming_stores() {
 
 }  // namespace
 
-// scale src[i] in double, as scale_convert() computes it on the device (exact for scale 1).
 template <class S, class D>
-void CudaBackend::convert_on_host(const S* src, D* dst, std::size_t n, HostStores stores, double scale) {
+void CudaBackend::convert_on_host(const S* src, D* dst, std::size_t n, HostStores stores) {
     const auto count = static_cast<std::ptrdiff_t>(n);
     if (stores == HostStores::cached) {
 #pragma omp parallel for schedule(static) if (count >= (std::ptrdiff_t(1) << 16))
-        for (std::ptrdiff_t i = 0; i < count; ++i) dst[i] = static_cast<D>(scale * src[i]);
+        for (std::ptrdiff_t i = 0; i < count; ++i) dst[i] = static_cast<D>(src[i]);
         return;
     }
 #pragma omp parallel if (count >= (std::ptrdiff_t(1) << 16))
     {
 #pragma omp for schedule(static)
-        for (std::ptrdiff_t i = 0; i < count; ++i) store_streaming(dst + i, static_cast<D>(scale * src[i]));
+        for (std::ptrdiff_t i = 0; i < count; ++i) store_streaming(dst + i, static_cast<D>(src[i]));
         fence_streaming_stores();
     }
 }
-template void CudaBackend::convert_on_host(const double*, float*, std::size_t, HostStores, double);
-template void CudaBackend::convert_on_host(const double*, double*, std::size_t, HostStores, double);
-template void CudaBackend::convert_on_host(const float*, double*, std::size_t, HostStores, double);
+template void CudaBackend::convert_on_host(const double*, float*, std::size_t, HostStores);
+template void CudaBackend::convert_on_host(const double*, double*, std::size_t, HostStores);
+template void CudaBackend::convert_on_host(const float*, double*, std::size_t, HostStores);
 
 std::unique_ptr<SolverEngine> make_cuda_engine(const SolverOptions& options) {
     return std::make_unique<Engine<CudaBackend>>(options);

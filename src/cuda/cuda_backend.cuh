@@ -77,44 +77,31 @@ public:
     /// b2d2259: host copy of b, then the DMA): 0.232 ms cached, 0.193 ms streaming at L=10
     /// (8.4 MB); 3.12 against 3.22 ms at L=12, where the buffers outgrow the caches either way.
     enum class HostStores { cached, streaming };
-    /// dst[i] = D(scale src[i]) for i < n, on all host cores: one core copies ~5 GB/s, a third
-    /// of what PCIe carries, and made the transfers of a solve slower than the solve
+    /// dst[i] = D(src[i]) for i < n, on all host cores: one core copies ~5 GB/s, a third of
+    /// what PCIe carries, and made the transfers of a solve slower than the solve
     /// (bench/PERFORMANCE.md). Defined for double to float, double to double and float to double.
     template <class S, class D>
-    static void convert_on_host(const S* src, D* dst, std::size_t n, HostStores stores = HostStores::cached,
-                                double scale = 1.0);
-    /// Host to device: n values times `scale` into v (of exactly n entries). From page-locked
-    /// memory (pinned_memory.hpp) in one DMA when no conversion is needed; otherwise through
-    /// pinned staging buffers, in chunks, so that converting one chunk on the host overlaps the
-    /// transfer of the previous one.
+    static void convert_on_host(const S* src, D* dst, std::size_t n, HostStores stores = HostStores::cached);
+    /// Host to device: n values into v (of exactly n entries). From page-locked memory (pinned_memory.hpp)
+    /// in one DMA when no conversion is needed; otherwise through pinned staging buffers, in
+    /// chunks, so that converting one chunk on the host overlaps the transfer of the previous one.
     template <class T>
-    void upload(const double* host, std::size_t n, vector<T>& v, double scale = 1.0) {
-        enqueue_upload(host, n, v, scale, stream_);
-        ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    }
-    /// n doubles from the host into v, copied while the work enqueued next runs: the copy starts
-    /// on a stream of its own at the next await_uploads(), which also makes the solve's stream
-    /// wait for it. A mixed solve uploads the float right-hand side of its first inner solve,
-    /// starts that, and needs the double b only for the update after it (bench/PERFORMANCE.md,
-    /// "b uploaded during the first cycle"); by the time it asks, the cycle is running, so the
-    /// host's staging of pageable memory overlaps it too.
-    void upload_alongside(const double* host, std::size_t n, vector<double>& v) {
+    void upload(const double* host, std::size_t n, vector<T>& v) {
         check_transfer_size(n, v.size());
-        alongside_ = {host, &v};
-    }
-    /// Starts what upload_alongside() asked for, and makes the solve's stream wait for it.
-    void await_uploads() {
-        if (!alongside_.host) return;
-        const auto [host, v] = std::exchange(alongside_, {});
-        enqueue_upload(host, v->size(), *v, 1.0, side_stream_);
-        ADIMG_CUDA_CHECK(cudaEventRecord(side_upload_, side_stream_));
-        ADIMG_CUDA_CHECK(cudaStreamWaitEvent(stream_, side_upload_, 0));
-    }
-    /// The host waits for the copy await_uploads() started, and forgets one it did not start (a
-    /// solve that ends early, by an exception, must not leave a DMA reading the caller's memory).
-    void settle_uploads() {
-        alongside_ = {};
-        ADIMG_CUDA_CHECK(cudaEventSynchronize(side_upload_));
+        last_transfer_direct_ = direct_transfer<T>(host);
+        if (last_transfer_direct_) {
+            ADIMG_CUDA_CHECK(cudaMemcpyAsync(v.data(), host, n * sizeof(T), cudaMemcpyHostToDevice, stream_));
+        } else {
+            const std::size_t chunk = chunk_bytes(n * sizeof(T)) / sizeof(T);
+            for (std::size_t first = 0, c = 0; first < n; first += chunk, ++c) {
+                const std::size_t count = std::min(chunk, n - first);
+                T* stage = reinterpret_cast<T*>(staging(c));
+                convert_on_host(host + first, stage, count, HostStores::streaming);
+                ADIMG_CUDA_CHECK(cudaMemcpyAsync(v.data() + first, stage, count * sizeof(T), cudaMemcpyHostToDevice, stream_));
+                ADIMG_CUDA_CHECK(cudaEventRecord(staged_[c % 2], stream_));
+            }
+        }
+        ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream_));
     }
     template <class T>
     void upload(const std::vector<double>& host, vector<T>& v) { upload(host.data(), host.size(), v); }
@@ -710,24 +697,6 @@ private:
     }
     /// Brings result_ to the host: the one synchronisation of a reduction.
     double read_result();
-    /// upload() without the wait, on `stream`.
-    template <class T>
-    void enqueue_upload(const double* host, std::size_t n, vector<T>& v, double scale, cudaStream_t stream) {
-        check_transfer_size(n, v.size());
-        last_transfer_direct_ = scale == 1.0 && direct_transfer<T>(host);
-        if (last_transfer_direct_) {
-            ADIMG_CUDA_CHECK(cudaMemcpyAsync(v.data(), host, n * sizeof(T), cudaMemcpyHostToDevice, stream));
-            return;
-        }
-        const std::size_t chunk = chunk_bytes(n * sizeof(T)) / sizeof(T);
-        for (std::size_t first = 0, c = 0; first < n; first += chunk, ++c) {
-            const std::size_t count = std::min(chunk, n - first);
-            T* stage = reinterpret_cast<T*>(staging(c));
-            convert_on_host(host + first, stage, count, HostStores::streaming, scale);
-            ADIMG_CUDA_CHECK(cudaMemcpyAsync(v.data() + first, stage, count * sizeof(T), cudaMemcpyHostToDevice, stream));
-            ADIMG_CUDA_CHECK(cudaEventRecord(staged_[c % 2], stream));
-        }
-    }
     /// A transfer that the DMA engines can do straight from or into the caller's memory: the
     /// device holds the same type (double) and the memory is page-locked.
     template <class T>
@@ -760,12 +729,6 @@ private:
     bool last_transfer_direct_ = false;
     char* staging_[2] = {nullptr, nullptr};  // pinned
     cudaEvent_t staged_[2] = {nullptr, nullptr};
-    struct Alongside {
-        const double* host = nullptr;
-        vector<double>* v = nullptr;
-    } alongside_;                         // the copy upload_alongside() asked for, not started yet
-    cudaStream_t side_stream_ = nullptr;  // where await_uploads() runs it
-    cudaEvent_t side_upload_ = nullptr;   // recorded after it
 
     static constexpr int partial_count = 1024;
     std::string name_;
