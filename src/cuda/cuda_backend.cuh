@@ -206,10 +206,10 @@ public:
         }
     }
     /// Lines of up to warp_lines_up_to() unknowns are solved one warp each in registers, y-lines
-    /// read in place. Longer lines run the shared-memory cyclic reduction: x-lines one per block,
-    /// y-lines y_lines_per_block<T>() adjacent ones per block, read in place; or, with that set
-    /// to 0 (a benchmark knob), as x-lines of the transposed grid: b and x_in are transposed
-    /// (tiled, coalesced), swept, and the result transposed back (bench/PERFORMANCE.md).
+    /// read in place. Longer x-lines run one per block (partition method or cyclic reduction in
+    /// shared memory); longer y-lines either y_lines_per_block<T>() adjacent ones per block, read
+    /// in place (narrow grids), or, where that is 0, as x-lines of the transposed grid: b and x_in
+    /// are transposed (tiled, coalesced), swept, and the result transposed back (bench/PERFORMANCE.md).
     template <class T>
     void line_relax(const matrix<T>& A, const vector<T>& b, const vector<T>& x_in, vector<T>& x_out, Direction direction,
                     T omega) {
@@ -481,7 +481,7 @@ public:
     /// float, bench/PERFORMANCE.md, "y-lines in place, several lines per block"), and since the
     /// partition method solves lines from 257 unknowns, the transposed grid's x-lines beat the
     /// in-place cyclic reduction at 257 and 513 too (V-cycles at 0cf4e1b, float: L=10 0.5026
-    /// against 0.5386 ms; "y-lines of 257 and 513 transposed"). The count is halved until one
+    /// against 0.5386 ms; "Float y-lines of 257 and 513 transposed"). The count is halved until one
     /// line's buffer with no level-0 staging fits shared memory that many times.
     template <class T>
     int y_lines_per_block(int length, int columns) const {
