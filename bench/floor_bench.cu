@@ -1,8 +1,8 @@
 // The floors under any sequence of kernels on this GPU, measured in one process:
 //
-// - how long one pass over a given number of bytes takes at the least (a device-to-device copy
-//   of that size: the time no kernel that reads and writes as much can beat), for the byte
-//   counts of a line sweep at levels 8-12 in float and double;
+// - how long one pass over a given number of bytes takes at the least (a copy kernel of that
+//   size, 16 bytes per load and store: the time no kernel that reads and writes as much beats),
+//   for the byte counts of a line sweep at levels 8-12 in float and double;
 // - what one dependent step costs, where each step reads what another block wrote in the step
 //   before: as kernels launched one after another in a CUDA graph (plain, and as programmatic
 //   dependent launches as the backend does), as the grid-wide barriers of one persistent
@@ -29,6 +29,12 @@ using namespace adimg;
 namespace {
 
 constexpr int threads = 256;
+
+/// dst = src, n 16-byte words, every thread a strided share: the plainest pass over the bytes.
+__global__ void copy_kernel(const int4* __restrict__ src, int4* __restrict__ dst, std::size_t n) {
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
+        dst[i] = src[i];
+}
 
 /// One dependent step of a chain of kernels: block b reads the word block b+1 wrote in the step
 /// before and writes its own, so every step depends on another SM's write (through L2).
@@ -190,15 +196,19 @@ int main(int argc, char** argv) {
     std::printf("copy bandwidth (read + write, 1 GiB): %.0f GB/s\n\n", bandwidth * 1e-9);
 
     // One pass over the bytes of a line sweep (12 words per unknown), as a copy of half of them.
-    std::printf("| L | precision | bytes of a line sweep (MB) | copy of that size ms | of the 1 GiB copy bandwidth |\n");
+    int copy_blocks = 0;
+    ADIMG_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&copy_blocks, copy_kernel, threads, 0));
+    copy_blocks *= sms;
+    std::printf("| L | precision | bytes of a line sweep (MB) | copy kernel of that size ms | of the 1 GiB copy bandwidth |\n");
     std::printf("|---|---|---|---|---|\n");
     for (int level = 8; level <= 12; ++level) {
         const double n = double((1 << level) + 1) * double((1 << level) + 1);
         for (int word : {4, 8}) {
-            const std::size_t bytes = std::size_t(12 * word * n);
-            DeviceVector<char> a(bytes / 2), b(bytes / 2);
+            const std::size_t words16 = std::size_t(12 * word * n) / 32, bytes = 32 * words16;
+            DeviceVector<int4> a(words16), b(words16);
             const double ms = bench::median_ms(stream, 7, 20, [&] {
-                ADIMG_CUDA_CHECK(cudaMemcpyAsync(b.data(), a.data(), bytes / 2, cudaMemcpyDeviceToDevice, stream));
+                copy_kernel<<<copy_blocks, threads, 0, stream>>>(a.data(), b.data(), words16);
+                ADIMG_CUDA_CHECK_LAUNCH("copy_kernel");
             });
             std::printf("| %d | %s | %.1f | %.4f | %.0f%% |\n", level, word == 4 ? "float" : "double", bytes * 1e-6, ms,
                         100.0 * bytes / (ms * 1e-3) / bandwidth);
