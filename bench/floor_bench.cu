@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -163,9 +164,8 @@ double block_barriers(cudaStream_t stream, unsigned* out, int blocks, int steps)
     return ms * 1e3 / steps;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+/// The benchmark; main() turns a device error into a message and exit status 3.
+int run(int argc, char** argv) {
     int steps = 400;
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--steps") == 0 && i + 1 < argc) {
@@ -179,9 +179,9 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "floor_bench: --steps must be at least 10 (got %d)\n", steps);
         return 2;
     }
-    int device = 0, sms = 0;
+    int devices = 0, sms = 0;
     cudaDeviceProp prop{};
-    if (cudaGetDeviceCount(&device) != cudaSuccess || device == 0) {
+    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
         std::fprintf(stderr, "floor_bench: no CUDA device\n");
         return 1;
     }
@@ -229,8 +229,9 @@ int main(int argc, char** argv) {
                         graph_of_launches(stream, words.data(), blocks, steps, true)});
         if (cooperative) rows.push_back({"grid-wide barriers, one cooperative kernel" + on, grid_barriers(stream, words.data(), blocks, steps)});
         if (blocks_per_sm == 1) {
-            for (int size : {2, 4, 8, 16})
-                rows.push_back({"cluster barriers, clusters of " + std::to_string(size) + on,
+            for (int size : {2, 4, 8, 16})  // as many whole clusters as the blocks make
+                rows.push_back({"cluster barriers, clusters of " + std::to_string(size) + " (" +
+                                    std::to_string(blocks / size * size) + " blocks of " + std::to_string(threads) + ")",
                                 cluster_barriers(stream, words.data(), blocks, size, steps)});
             rows.push_back({"block barriers" + on, block_barriers(stream, words.data(), blocks, steps)});
         }
@@ -245,4 +246,15 @@ int main(int argc, char** argv) {
     }
     ADIMG_CUDA_CHECK(cudaStreamDestroy(stream));
     return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    try {
+        return run(argc, argv);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "floor_bench: %s\n", e.what());
+        return 3;
+    }
 }
