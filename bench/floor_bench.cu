@@ -15,6 +15,8 @@
 
 #include "gpu_timer.cuh"
 
+#include "../src/cuda/kernels.cuh"
+
 #include <cooperative_groups.h>
 
 #include <cstdio>
@@ -33,17 +35,13 @@ constexpr int threads = 256;
 
 /// dst = src, n 16-byte words, every thread a strided share: the plainest pass over the bytes.
 __global__ void copy_kernel(const int4* __restrict__ src, int4* __restrict__ dst, std::size_t n) {
-    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
-        dst[i] = src[i];
+    ADIMG_GRID_STRIDE(i, n) dst[i] = src[i];
 }
 
 /// One dependent step of a chain of kernels: block b reads the word block b+1 wrote in the step
 /// before and writes its own, so every step depends on another SM's write (through L2).
 __global__ void step_kernel(unsigned* words, int step) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.wait;" ::: "memory");
-    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
+    kernels::follow_previous_kernel();  // as every kernel of the backend starts
     const unsigned blocks = gridDim.x, b = blockIdx.x;
     unsigned* read = words + (step & 1) * blocks;
     unsigned* write = words + ((step + 1) & 1) * blocks;
