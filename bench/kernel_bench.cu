@@ -5,6 +5,7 @@
 //   kernel_bench [--levels 10,12] [--json FILE]
 
 #include "gpu_timer.cuh"
+#include "l2_window.cuh"
 
 #include "../src/cuda/cuda_backend.cuh"
 
@@ -84,6 +85,48 @@ std::vector<Timing> measure(CudaBackend& be, const NineBands<double>& A_host, co
                  12, [&] { be.line_relax(A, b, x, y, Direction::y, T(0.7)); });
         }
         be.line_tuning.y_lines_per_block.reset();
+    }
+    // The sweeps with their bands held in L2 between calls (an access-policy window over the
+    // set-aside part of the cache), against one ADI step as the V-cycle runs it, where each
+    // sweep's bands evict the other's: what a level whose matrix stays on chip could gain
+    // (bench/PERFORMANCE.md, "Bands held in L2"). A holds the bands of the x-lines, of in-place
+    // y-lines and of the restriction, A.transposed those of the transposed grid's lines.
+    if (std::min(mx, my) > warp_line_max) {
+        auto adi_step = [&] {
+            be.line_relax(A, b, x, y, Direction::x, T(0.7));
+            be.line_relax(A, b, y, x, Direction::y, T(0.7));
+        };
+        auto in_place_step = [&] {
+            be.line_relax(A, b, x, y, Direction::x, T(0.7));
+            be.line_tuning.y_lines_per_block = 4;
+            be.line_relax(A, b, y, x, Direction::y, T(0.7));
+            be.line_tuning.y_lines_per_block.reset();
+        };
+        be.fill(x, T(0.5));
+        time("one ADI step (x-lines, then y-lines)", 24, adi_step);
+        time("one ADI step, y-lines in place, 4 per block", 24, in_place_step);
+        {
+            const bench::L2Window held(be.stream(), A.values.data(), A.values.size() * sizeof(T));
+            const std::string note = ", bands held in L2 (" + held.describe() + ")";
+            time("line_relax x-lines" + note, 12, [&] { be.line_relax(A, b, x, y, Direction::x, T(0.7)); });
+            be.line_tuning.y_lines_per_block = 4;
+            time("line_relax y-lines, in place, 4 per block" + note, 12, [&] { be.line_relax(A, b, x, y, Direction::y, T(0.7)); });
+            be.line_tuning.y_lines_per_block.reset();
+            time("restrict_defect (fused)" + note, 11.25, [&] {
+                be.fused_restriction = true;
+                be.restrict_defect(A, b, x, y, sx, sy, coarse);
+                be.fused_restriction.reset();
+            });
+            time("one ADI step" + note + " for the x-lines", 24, adi_step);
+            time("one ADI step, y-lines in place, 4 per block" + note, 24, in_place_step);
+        }
+        be.fill(x, T(0.5));
+        {
+            const bench::L2Window held(be.stream(), A.transposed.data(), A.transposed.size() * sizeof(T));
+            time("line_relax y-lines, transposed, transposed bands held in L2 (" + held.describe() + ")", 12,
+                 [&] { be.line_relax(A, b, x, y, Direction::y, T(0.7)); });
+        }
+        be.fill(x, T(0.5));
     }
     // x-lines by cyclic reduction with each level-0 staging and 64 to 512 threads per line (the
     // rows above use line_threads()).
@@ -310,7 +353,10 @@ int main(int argc, char** argv) {
     try {
         CudaBackend be;
         const double copy_bw = bench::copy_bandwidth(be.stream());
-        std::printf("# Kernels on %s\n\ncopy bandwidth (read + write): %.0f GB/s\n\n", be.name().c_str(), copy_bw / 1e9);
+        const bench::L2Limits l2 = bench::l2_limits();
+        std::printf("# Kernels on %s\n\ncopy bandwidth (read + write): %.0f GB/s; L2 %.1f MB, of which up to %.1f MB may be set "
+                    "aside for persisting lines (access-policy windows of up to %.1f MB)\n\n",
+                    be.name().c_str(), copy_bw / 1e9, l2.l2_bytes / 1e6, l2.persisting_max / 1e6, l2.window_max / 1e6);
         std::printf("| L | precision | operation | ms | minimum bytes (MB) | GB/s | of copy bandwidth |\n|---|---|---|---|---|---|---|\n");
         std::string json = "[\n";
         for (const char* p = levels.c_str(); *p;) {
