@@ -53,27 +53,18 @@ struct Corrected {
 };
 
 /// The part of (A x)_p that couples (i, j) to nodes off its own line: the six bands with dy != 0
-/// for x-lines, with dx != 0 for y-lines. The ADI right-hand side is b - this. Interior nodes
-/// take an unchecked path, as in nine_point_product: the sweeps form every equation of the grid
-/// here, and the per-band bounds tests and index products were most of the float sweep's
-/// instructions (bench/PERFORMANCE.md, "Where the float sweep's instructions go"). Both paths
-/// add the same terms in the same order.
+/// for x-lines, with dx != 0 for y-lines. The ADI right-hand side is b - this.
 template <class T>
 ADIMG_HD T off_line_product(const BandsView<T>& A, const T* x, int i, int j, Direction line) {
     const int mx = A.mx;
-    const std::size_t n = A.rows(), p = static_cast<std::size_t>(j) * mx + i;
-    const T* const band = A.values + p;  // band k of row p at band[k n]
-    const T* const xp = x + p;           // x at (i + dx, j + dy) at xp[dy mx + dx]
-    auto off_line = [line](int k) { return (line == Direction::x ? band_dy(k) : band_dx(k)) != 0; };
+    const std::size_t p = static_cast<std::size_t>(j) * mx + i;
     T sum = 0;
-    if (i > 0 && i < mx - 1 && j > 0 && j < A.my - 1) {
-        for (int k = 0; k < 9; ++k)
-            if (off_line(k)) sum += band[k * n] * xp[band_dy(k) * mx + band_dx(k)];
-        return sum;
-    }
     for (int k = 0; k < 9; ++k) {
-        const int ii = i + band_dx(k), jj = j + band_dy(k);
-        if (off_line(k) && ii >= 0 && ii < mx && jj >= 0 && jj < A.my) sum += band[k * n] * xp[band_dy(k) * mx + band_dx(k)];
+        const int dx = band_dx(k), dy = band_dy(k);
+        if ((line == Direction::x ? dy : dx) == 0) continue;
+        const int ii = i + dx, jj = j + dy;
+        if (ii >= 0 && ii < mx && jj >= 0 && jj < A.my)
+            sum += A(k, p) * x[static_cast<std::size_t>(jj) * mx + ii];
     }
     return sum;
 }
