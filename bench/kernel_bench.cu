@@ -9,10 +9,9 @@
 
 #include "../src/cuda/cuda_backend.cuh"
 
-#include "../src/core/multigrid.hpp"
+#include "../src/solver/multigrid.hpp"
 
-#include <adimg/assembly.hpp>
-#include <adimg/case.hpp>
+#include <adimg/problems.hpp>
 #include <adimg/hierarchy.hpp>
 
 #include <cstdio>

@@ -22,8 +22,7 @@
 
 #include "../src/cuda/cuda_backend.cuh"
 
-#include <adimg/assembly.hpp>
-#include <adimg/case.hpp>
+#include <adimg/problems.hpp>
 #include <adimg/hierarchy.hpp>
 #include <adimg/pinned_memory.hpp>
 #include <adimg/solver.hpp>

@@ -12,7 +12,7 @@
 //
 // The program
 //   1. assembles A and b into an Eigen sparse matrix;
-//   2. solves with adimg (GridSolver: set up once), checks that the defect ||b - A x|| dropped by
+//   2. solves with adimg (Solver: set up once), checks that the defect ||b - A x|| dropped by
 //      8 digits (computed here with Eigen, independently of adimg's own report);
 //   3. solves with Eigen's SimplicialLDLT and checks that the multigrid solution agrees with the
 //      direct one to well within the discretisation error;
@@ -30,7 +30,7 @@
 // comparison with the direct solve below still holds. The defect check always asks for >= 8.
 
 #include <adimg/error.hpp>
-#include <adimg/grid_matrix.hpp>
+#include <adimg/solver.hpp>
 #include <adimg/pinned_memory.hpp>
 
 #include <Eigen/SparseCholesky>
@@ -216,13 +216,13 @@ int main(int argc, char** argv) {
         adimg::SolverOptions options;  // mixed precision, ADI smoother (the defaults)
         options.backend = adimg::parse_backend(backend);
         options.digits = digits;
-        adimg::GridSolver solver(options);
+        adimg::Solver solver(options);
         if (!solver.notice().empty()) std::printf("%s\n", solver.notice().c_str());
         // No node positions: the mesh is curvilinear, so the prolongation is bilinear (t = 1/2).
         const adimg::GridMatrix A = adimg::GridMatrix::from_eigen(adimg::Grid(m, m), sys.A);
         solver.setup(A);
         std::printf("adimg on %s: levels %d..%d, setup %.3f s (Galerkin hierarchy %.3f s), stop at %g digits\n",
-                    solver.solver().device_name().c_str(), solver.coarse_level(), solver.finest_level(),
+                    solver.device_name().c_str(), solver.levels().front().level, solver.levels().back().level,
                     solver.setup_seconds(), solver.hierarchy_seconds(), digits);
 
         Eigen::VectorXd x;  // empty: zero initial guess

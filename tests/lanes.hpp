@@ -3,7 +3,7 @@
 // partitioned_line_solve() for tests.
 // Arithmetic is lane by lane; rotate() is the shuffle every lane does at the same time.
 
-#include <core/warp_line_solve.hpp>
+#include <lines/warp_line_solve.hpp>
 
 #include <array>
 

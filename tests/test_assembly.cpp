@@ -1,9 +1,9 @@
 // Assembly: the element matrix, symmetry, row sums, and the tensor-product identity.
 
-#include <adimg/assembly.hpp>
-#include <adimg/case.hpp>
-#include <adimg/eigen_interop.hpp>
-#include <adimg/stencil.hpp>
+#include <adimg/problems.hpp>
+#include <adimg/io.hpp>
+#include <problems/q1_element.hpp>
+#include <solver/stencil.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -4,12 +4,10 @@
 // the library: an input_error naming the file, the line and the problem). Then the solver's
 // failure messages: the cause they name and the digits they quote.
 
-#include <adimg/assembly.hpp>
-#include <adimg/case.hpp>
-#include <adimg/eigen_interop.hpp>
+#include <adimg/problems.hpp>
+#include <adimg/io.hpp>
 #include <adimg/error.hpp>
 #include <adimg/hierarchy.hpp>
-#include <adimg/matrix_market.hpp>
 #include <adimg/solver.hpp>
 
 #include <catch2/catch.hpp>

@@ -4,10 +4,8 @@
 // The tests run the `adimg` binary next to the test executable (or $ADIMG_CLI); without it they
 // are skipped.
 
-#include <adimg/assembly.hpp>
-#include <adimg/case.hpp>
-#include <adimg/eigen_interop.hpp>
-#include <adimg/matrix_market.hpp>
+#include <adimg/problems.hpp>
+#include <adimg/io.hpp>
 #include <adimg/nine_bands.hpp>
 
 #include <catch2/catch.hpp>

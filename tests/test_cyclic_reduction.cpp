@@ -1,15 +1,15 @@
 // The line solvers of the CUDA backend run on the host with the same code: the shared-memory
-// cyclic reduction with its layout (src/core/cyclic_reduction.hpp), the one-warp solver for
-// short lines (src/core/warp_line_solve.hpp) with 32 simulated lanes, and the partition method
-// for long lines (src/core/partitioned_line_solve.hpp), so that CI checks where each equation
+// cyclic reduction with its layout (src/lines/cyclic_reduction.hpp), the one-warp solver for
+// short lines (src/lines/warp_line_solve.hpp) with 32 simulated lanes, and the partition method
+// for long lines (src/lines/partition_method.hpp), so that CI checks where each equation
 // lives at each level, in which lane and slot, and in which chunk, without a GPU.
 
 #include "compare.hpp"
 #include "lanes.hpp"
 #include "thomas.hpp"
 
-#include <core/cyclic_reduction.hpp>
-#include <core/partitioned_line_solve.hpp>
+#include <lines/cyclic_reduction.hpp>
+#include <lines/partition_method.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -1,8 +1,7 @@
 // Mixed precision falls back to double inner cycles when float cannot work, and says so.
 
-#include <adimg/assembly.hpp>
-#include <adimg/case.hpp>
-#include <adimg/eigen_interop.hpp>
+#include <adimg/problems.hpp>
+#include <adimg/io.hpp>
 #include <adimg/hierarchy.hpp>
 #include <adimg/solver.hpp>
 

@@ -1,14 +1,12 @@
 // The embedding API (include/adimg/grid_matrix.hpp): a user's nine-band matrix on a Grid, checked
-// by GridMatrix, solved by GridSolver with Galerkin coarse levels; set up once, solve many.
+// by GridMatrix, solved by Solver with Galerkin coarse levels; set up once, solve many.
 
-#include <adimg/assembly.hpp>
-#include <adimg/case.hpp>
-#include <adimg/eigen_interop.hpp>
+#include <adimg/problems.hpp>
+#include <adimg/io.hpp>
 #include <adimg/error.hpp>
-#include <adimg/grid_matrix.hpp>
-#include <adimg/hierarchy.hpp>
 #include <adimg/solver.hpp>
-#include <adimg/stencil.hpp>
+#include <adimg/hierarchy.hpp>
+#include <solver/stencil.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -109,7 +107,7 @@ TEST_CASE("Grid: sizes c*2^k+1, level numbering, split positions", "[api][grid]"
     CHECK(msg.find("strictly increasing") != std::string::npos);
 }
 
-TEST_CASE("GridSolver with positions: Galerkin on nested meshes reproduces rediscretization (U1, A2, A5, L=7)",
+TEST_CASE("Solver with positions: Galerkin on nested meshes reproduces rediscretization (U1, A2, A5, L=7)",
           "[api][galerkin]") {
     // The user's matrix is the built-in case's stiffness matrix with its widths; the Galerkin
     // hierarchy built by the API must give the rediscretized solver's iterations and solution.
@@ -128,10 +126,10 @@ TEST_CASE("GridSolver with positions: Galerkin on nested meshes reproduces redis
             std::vector<double> x_ref;
             const SolveReport r_ref = reference.solve(b, x_ref);
 
-            GridSolver api(options);
+            Solver api(options);
             api.setup(GridMatrix(Grid::from_mesh(mesh), assemble_stiffness(mesh)));
-            CHECK(api.coarse_level() == options.coarse_level);
-            CHECK(api.finest_level() == level);
+            CHECK(api.levels().front().level == options.coarse_level);
+            CHECK(api.levels().back().level == level);
             std::vector<double> x;
             const SolveReport r = api.solve(b, x);
             const double diff = relative_max_difference(x, x_ref);
@@ -147,7 +145,7 @@ TEST_CASE("GridSolver with positions: Galerkin on nested meshes reproduces redis
     }
 }
 
-TEST_CASE("GridSolver: one setup, ten solves, then a values-only setup without reallocation", "[api][reuse]") {
+TEST_CASE("Solver: one setup, ten solves, then a values-only setup without reallocation", "[api][reuse]") {
     // A non-square grid that is not a power of two (97 x 49 nodes: 96 = 3*2^5, 48 = 3*2^4), from an
     // Eigen matrix, without positions (bilinear prolongation).
     Mesh1D x{std::vector<double>(96)}, y{std::vector<double>(48)};
@@ -158,10 +156,10 @@ TEST_CASE("GridSolver: one setup, ten solves, then a values-only setup without r
     const Grid grid(97, 49);
     SolverOptions options = cpu_options();
     options.coarse_level = 1;  // 13 x 7 nodes, so that there is a V-cycle above the direct solve
-    GridSolver solver(options);
+    Solver solver(options);
     solver.setup(GridMatrix::from_eigen(grid, to_eigen(bands)));
-    CHECK(solver.finest_level() == 4);
-    CHECK(solver.coarse_level() == 1);
+    CHECK(solver.levels().back().level == 4);
+    CHECK(solver.levels().front().level == 1);
 
     for (int s = 0; s < 10; ++s) {
         const std::vector<double> b = smooth_rhs(97, 49, s);
@@ -176,7 +174,7 @@ TEST_CASE("GridSolver: one setup, ten solves, then a values-only setup without r
         CHECK(diff < 1e-6);
     }
     CHECK(solver.allocation_count() == 1);
-    CHECK(solver.solver().solve_count() == 10);
+    CHECK(solver.solve_count() == 10);
 
     // New values on the same grid (a differently stretched mesh, scaled by 3): no new allocation.
     for (double& w : x.widths) w = 2.0 - 0.5 * std::cos(0.05 * w);
@@ -187,7 +185,7 @@ TEST_CASE("GridSolver: one setup, ten solves, then a values-only setup without r
     NineBands<double> copy = bands2;
     solver.setup(GridMatrix(grid, std::move(copy)));
     CHECK(solver.allocation_count() == 1);
-    CHECK(solver.solver().setup_count() == 2);
+    CHECK(solver.setup_count() == 2);
     const std::vector<double> b = smooth_rhs(97, 49, 3);
     std::vector<double> xs;
     const SolveReport r = solver.solve(b, xs);
@@ -234,7 +232,7 @@ TEST_CASE("GridMatrix: Dirichlet edge rows with a diagonal other than 1 are scal
     const GridMatrix A(Grid(m, m), bands);
     CHECK(A.scaled_rows().size() == 4 * (m - 1));
     CHECK(A.bands()(C, 0) == 1.0);
-    GridSolver solver(cpu_options());
+    Solver solver(cpu_options());
     solver.setup(A);
     std::vector<double> x;
     const SolveReport r = solver.solve(b, x);
@@ -352,8 +350,8 @@ TEST_CASE("GridMatrix rejects bad matrices, naming the row and entry", "[api][er
     }
 }
 
-TEST_CASE("GridSolver: solve before setup and a right-hand side of the wrong size are input errors", "[api][errors]") {
-    GridSolver solver(cpu_options());
+TEST_CASE("Solver: solve before setup and a right-hand side of the wrong size are input errors", "[api][errors]") {
+    Solver solver(cpu_options());
     std::vector<double> x;
     CHECK_THROWS_AS(solver.solve(std::vector<double>(81, 1.0), x), input_error);
     solver.setup(GridMatrix(Grid(9, 9), assemble_stiffness(builtin_case("U1").mesh(3))));

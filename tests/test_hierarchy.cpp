@@ -1,14 +1,15 @@
 // The level hierarchy: Galerkin products R A P with the exact Q1 prolongation reproduce the
-// rediscretized coarse matrices on nested meshes (DESIGN.md §3), so a user's matrix handed in
+// rediscretized coarse matrices on nested meshes (docs/design.md §3), so a user's matrix handed in
 // with its split positions gets the same multigrid as a built-in case.
 
 #include "compare.hpp"
 
-#include <adimg/assembly.hpp>
-#include <adimg/case.hpp>
+#include <adimg/problems.hpp>
 #include <adimg/error.hpp>
 #include <adimg/hierarchy.hpp>
 #include <adimg/solver.hpp>
+
+#include <solver/galerkin.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -50,7 +51,7 @@ double relative_per_row(const NineBands<double>& a, const NineBands<double>& b) 
 
 }  // namespace
 
-TEST_CASE("DESIGN §3: Galerkin R·A·P equals the rediscretized coarse matrix on nested meshes (U1, A2, A5)",
+TEST_CASE("design §3: Galerkin R·A·P equals the rediscretized coarse matrix on nested meshes (U1, A2, A5)",
           "[hierarchy][galerkin]") {
     // With the exact Q1 prolongation the Galerkin product of the fine stiffness matrix is the
     // stiffness matrix of the coarse mesh. Measured: every difference is below 5e-16 relative to
@@ -74,19 +75,15 @@ TEST_CASE("DESIGN §3: Galerkin R·A·P equals the rediscretized coarse matrix o
     }
 }
 
-TEST_CASE("DESIGN §3: galerkin_hierarchy reproduces rediscretized_hierarchy level by level (U1, A2, A5, L=6)",
+TEST_CASE("design §3: galerkin_hierarchy reproduces rediscretized_hierarchy level by level (U1, A2, A5, L=6)",
           "[hierarchy][galerkin]") {
     // Measured: at most 5.4e-15 relative to the largest entry (rounding accumulates over the five
     // Galerkin products down to level 1).
     for (const std::string name : {"U1", "A2", "A5"}) {
         const Hierarchy rediscretized = rediscretized_hierarchy(builtin_case(name), 6, 1);
         REQUIRE(rediscretized.levels.size() == 6);
-        std::vector<std::vector<double>> split_x, split_y;
-        for (std::size_t l = 0; l + 1 < rediscretized.levels.size(); ++l) {
-            split_x.push_back(rediscretized.levels[l].split_x);
-            split_y.push_back(rediscretized.levels[l].split_y);
-        }
-        const Hierarchy galerkin = galerkin_hierarchy(rediscretized.finest().A, split_x, split_y, 6);
+        const Hierarchy galerkin =
+            galerkin_hierarchy(GridMatrix(Grid::from_mesh(builtin_case(name).mesh(6)), rediscretized.finest().A), 1);
         REQUIRE(galerkin.levels.size() == rediscretized.levels.size());
         for (std::size_t l = 0; l < galerkin.levels.size(); ++l) {
             const HostLevel &g = galerkin.levels[l], &r = rediscretized.levels[l];
@@ -102,18 +99,13 @@ TEST_CASE("DESIGN §3: galerkin_hierarchy reproduces rediscretized_hierarchy lev
     }
 }
 
-TEST_CASE("DESIGN §3: multigrid on a Galerkin hierarchy converges like on the rediscretized one (A2, L=7, double)",
+TEST_CASE("design §3: multigrid on a Galerkin hierarchy converges like on the rediscretized one (A2, L=7, double)",
           "[hierarchy][galerkin][multigrid]") {
     const CaseSpec spec = builtin_case("A2");
     const TensorMesh mesh = spec.mesh(7);
     const std::vector<double> b = assemble_load(mesh, {spec.x.length, spec.y.length});
     const Hierarchy rediscretized = rediscretized_hierarchy(spec, 7, 1);
-    std::vector<std::vector<double>> split_x, split_y;
-    for (std::size_t l = 0; l + 1 < rediscretized.levels.size(); ++l) {
-        split_x.push_back(rediscretized.levels[l].split_x);
-        split_y.push_back(rediscretized.levels[l].split_y);
-    }
-    const Hierarchy galerkin = galerkin_hierarchy(rediscretized.finest().A, split_x, split_y, 7);
+    const Hierarchy galerkin = galerkin_hierarchy(GridMatrix(Grid::from_mesh(spec.mesh(7)), rediscretized.finest().A), 1);
 
     SolverOptions options;
     options.backend = BackendKind::cpu;

@@ -1,6 +1,6 @@
 // Mesh facts at L = 10 against the paper's Sec. 4.1.
 
-#include <adimg/case.hpp>
+#include <adimg/problems.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -5,13 +5,14 @@
 #include "compare.hpp"
 #include "paper_values.hpp"
 
-#include <adimg/assembly.hpp>
-#include <adimg/case.hpp>
-#include <adimg/eigen_interop.hpp>
+#include <adimg/problems.hpp>
+#include <adimg/io.hpp>
 #include <adimg/error.hpp>
 #include <adimg/hierarchy.hpp>
 #include <adimg/pinned_memory.hpp>
 #include <adimg/solver.hpp>
+
+#include <solver/dense_inverse.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -3,9 +3,8 @@
 
 #include "paper_values.hpp"
 
-#include <adimg/assembly.hpp>
-#include <adimg/case.hpp>
-#include <adimg/eigen_interop.hpp>
+#include <adimg/problems.hpp>
+#include <adimg/io.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -5,8 +5,7 @@
 
 #include "cpu/cpu_backend.hpp"
 
-#include <adimg/assembly.hpp>
-#include <adimg/case.hpp>
+#include <adimg/problems.hpp>
 
 #include <catch2/catch.hpp>
 

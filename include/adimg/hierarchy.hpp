@@ -1,9 +1,13 @@
 #pragma once
 /// \file
 /// The multigrid level hierarchy on the host: each level's nine-band matrix in double and the
-/// positions at which its elements split into the next finer level (DESIGN.md §3).
+/// positions at which its elements split into the next finer level (docs/design.md §3).
+///
+/// Two ways to build one: rediscretized_hierarchy() (problems.hpp) assembles every level of a
+/// built-in or case-file problem on its own mesh; galerkin_hierarchy() below forms the coarse
+/// levels of your matrix as Galerkin products. Solver::setup takes either.
 
-#include <adimg/case.hpp>
+#include <adimg/grid.hpp>
 #include <adimg/nine_bands.hpp>
 
 #include <vector>
@@ -24,22 +28,10 @@ struct Hierarchy {
     const HostLevel& finest() const { return levels.back(); }
 };
 
-/// Each level the case rediscretized on its own mesh, levels coarse_level..level.
-Hierarchy rediscretized_hierarchy(const CaseSpec& spec, int level, int coarse_level);
-
-/// The Galerkin product R A P of a fine matrix, with P the Q1 prolongation given by the split
-/// positions (restricted to interior nodes) and R = P^T; coarse boundary nodes are identity rows.
-NineBands<double> galerkin_coarse(const NineBands<double>& fine, const std::vector<double>& split_x,
-                                  const std::vector<double>& split_y);
-
-/// Coarse levels by Galerkin products from the finest matrix. `split_x[l]`, `split_y[l]` are the
-/// split positions from level l to l+1 counted from the coarsest (l = 0), so there are
-/// `levels - 1` of each. Grid sizes must halve: mx = c 2^k + 1.
-Hierarchy galerkin_hierarchy(NineBands<double> finest, const std::vector<std::vector<double>>& split_x,
-                             const std::vector<std::vector<double>>& split_y, int finest_level);
-
-/// The same grids and split positions as `h`, with every coarse matrix replaced by the Galerkin
-/// product of the next finer one (the finest matrix is kept).
-Hierarchy galerkin_from_finest(Hierarchy h);
+/// `A` on the finest level and the Galerkin products R A P below it, down to `coarse_level`
+/// (raised to Grid::coarsest_level() if lower, lowered to the finest level if higher), with the
+/// grid's prolongation P (bilinear, or exact Q1 with positions) and R = P^T; coarse boundary
+/// nodes are identity rows.
+Hierarchy galerkin_hierarchy(const GridMatrix& A, int coarse_level);
 
 }  // namespace adimg

@@ -1,12 +1,10 @@
 #pragma once
 /// \file
-/// Nine-band matrices of Q1 elements on an mx x my tensor-product grid (DESIGN.md §2).
+/// Nine-band matrices of Q1 elements on an mx x my tensor-product grid (docs/design.md §2).
 ///
 /// Node (i, j) has index p = j * mx + i. Band k = 3 (dy + 1) + (dx + 1) holds the coupling of
 /// row p with node (i + dx, j + dy), in the order SW S SE W C E NW N NE. The bands are stored as
 /// a structure of arrays: value(k, p) = values[k * n + p]. Entries reaching outside the grid are 0.
-
-#include <adimg/host_device.hpp>
 
 #include <cstddef>
 #include <vector>
@@ -17,11 +15,11 @@ namespace adimg {
 enum Band : int { SW = 0, S = 1, SE = 2, W = 3, C = 4, E = 5, NW = 6, N = 7, NE = 8 };
 
 /// The band that couples node (i, j) with (i + dx, j + dy).
-ADIMG_HD constexpr int band_index(int dx, int dy) { return 3 * (dy + 1) + (dx + 1); }
+constexpr int band_index(int dx, int dy) { return 3 * (dy + 1) + (dx + 1); }
 /// The x offset of band k.
-ADIMG_HD constexpr int band_dx(int k) { return k % 3 - 1; }
+constexpr int band_dx(int k) { return k % 3 - 1; }
 /// The y offset of band k.
-ADIMG_HD constexpr int band_dy(int k) { return k / 3 - 1; }
+constexpr int band_dy(int k) { return k / 3 - 1; }
 
 /// A nine-band matrix held in host memory.
 template <class T>
@@ -38,29 +36,5 @@ struct NineBands {
     const T& operator()(int k, std::size_t p) const { return values[k * rows() + p]; }
     const T* band(int k) const { return values.data() + k * rows(); }
 };
-
-/// A non-owning view of nine bands, usable on host and device.
-template <class T>
-struct BandsView {
-    const T* values = nullptr;
-    int mx = 0;
-    int my = 0;
-
-    ADIMG_HD std::size_t rows() const { return static_cast<std::size_t>(mx) * static_cast<std::size_t>(my); }
-    ADIMG_HD T operator()(int k, std::size_t p) const { return values[k * rows() + p]; }
-};
-
-template <class T>
-BandsView<T> view(const NineBands<T>& A) { return {A.values.data(), A.mx, A.my}; }
-
-/// Converts every entry to another precision.
-template <class To, class From>
-NineBands<To> convert_bands(const NineBands<From>& A) {
-    NineBands<To> out;
-    out.mx = A.mx;
-    out.my = A.my;
-    out.values.assign(A.values.begin(), A.values.end());
-    return out;
-}
 
 }  // namespace adimg

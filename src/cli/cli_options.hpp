@@ -2,7 +2,7 @@
 // The command-line options, each registered once with its name, help and default (the AmgX
 // habit), and turned into the library's structs here.
 
-#include <adimg/case.hpp>
+#include <adimg/problems.hpp>
 #include <adimg/options.hpp>
 
 #include <boost/program_options.hpp>

@@ -1,10 +1,9 @@
 #include "cli_options.hpp"
 #include "commands.hpp"
 
-#include <adimg/assembly.hpp>
-#include <adimg/eigen_interop.hpp>
+#include <adimg/problems.hpp>
+#include <adimg/io.hpp>
 #include <adimg/error.hpp>
-#include <adimg/matrix_market.hpp>
 
 #include <filesystem>
 #include <iostream>

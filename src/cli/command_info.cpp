@@ -1,7 +1,7 @@
 #include "cli_options.hpp"
 #include "commands.hpp"
 
-#include <adimg/assembly.hpp>
+#include <adimg/problems.hpp>
 
 #include <cmath>
 #include <cstdio>

@@ -3,13 +3,11 @@
 #include "json_writer.hpp"
 #include "tables.hpp"
 
-#include <adimg/assembly.hpp>
-#include <adimg/eigen_interop.hpp>
+#include <adimg/problems.hpp>
+#include <adimg/io.hpp>
 #include <adimg/error.hpp>
-#include <adimg/grid_matrix.hpp>
-#include <adimg/matrix_market.hpp>
-#include <adimg/pinned_memory.hpp>
 #include <adimg/solver.hpp>
+#include <adimg/pinned_memory.hpp>
 
 #include <chrono>
 #include <cmath>
@@ -28,8 +26,7 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 /// would keep them. The solve time includes their transfers to and from the device; the copies
 /// of b into pinned memory and of x out of it, made once here, are outside it, as they would be
 /// outside an application's solves that keep b and x pinned.
-template <class AnySolver>
-SolveReport solve_from_pinned(AnySolver& solver, BackendKind backend, const std::vector<double>& b,
+SolveReport solve_from_pinned(Solver& solver, BackendKind backend, const std::vector<double>& b,
                               std::vector<double>& x, const StepCallback& on_step) {
     if (backend != BackendKind::cuda) return solver.solve(b, x, on_step);
     const pinned_vector<double> b_pinned(b.begin(), b.end());
@@ -137,7 +134,7 @@ double norm2(const std::vector<double>& v) {
 }
 
 /// adimg solve --matrix A.mtx --grid MXxMY --rhs b.mtx [--out x.mtx]: a user's system, with
-/// the coarse levels as Galerkin products (adimg::GridSolver).
+/// the coarse levels as Galerkin products.
 int solve_matrix(const MatrixOptions& m, const std::string& method, SolverOptions options, bool quiet,
                  const std::string& out_path, const std::string& json_path) {
     if (m.grid.empty())
@@ -182,25 +179,25 @@ int solve_matrix(const MatrixOptions& m, const std::string& method, SolverOption
         return status;
     }
 
-    GridSolver solver(options);
+    Solver solver(options);
     if (!solver.notice().empty()) std::printf("%s\n", solver.notice().c_str());
-    std::printf("backend %s\n%s\n", solver.solver().device_name().c_str(), describe(options).c_str());
+    std::printf("backend %s\n%s\n", solver.device_name().c_str(), describe(options).c_str());
     solver.setup(A);
     outcome.setup_seconds = read_seconds + solver.setup_seconds();
     if (!quiet) {
         std::printf("levels (Galerkin coarse matrices):\n");
-        print_levels(stdout, solver.solver().levels());
+        print_levels(stdout, solver.levels());
         std::printf("convergence:\n");
     }
-    const SolveReport report = solve_from_pinned(solver, solver.solver().backend(), b, x, history_printer(stdout, quiet));
+    const SolveReport report = solve_from_pinned(solver, solver.backend(), b, x, history_printer(stdout, quiet));
     outcome.solve_seconds = report.solve_seconds;
     print_outcome(stdout, report);
     std::printf("setup %.4f s (reading %.4f s, Galerkin hierarchy %.4f s, backend %.4f s), solve %.4f s\n",
-                outcome.setup_seconds, read_seconds, solver.hierarchy_seconds(), solver.solver().setup_seconds(),
+                outcome.setup_seconds, read_seconds, solver.hierarchy_seconds(), solver.setup_seconds() - solver.hierarchy_seconds(),
                 outcome.solve_seconds);
     const int status = finish(report.ok() ? 0 : 1);
     if (!json_path.empty())
-        write_json(json_path, m.matrix, solver.finest_level(), method, &options, &solver.solver(), &report, outcome);
+        write_json(json_path, m.matrix, A.grid().finest_level(), method, &options, &solver, &report, outcome);
     return status;
 }
 
@@ -280,11 +277,11 @@ int run_solve(const std::vector<std::string>& args) {
     Solver solver(options);
     if (!solver.notice().empty()) std::printf("%s\n", solver.notice().c_str());
     std::printf("backend %s\n%s\n", solver.device_name().c_str(), describe(options).c_str());
-    const Hierarchy hierarchy = coarse_operators == "galerkin"
-                                    ? galerkin_from_finest(rediscretized_hierarchy(spec, problem.level, options.coarse_level))
-                                    : rediscretized_hierarchy(spec, problem.level, options.coarse_level);
-    const double assembly_seconds = seconds_since(start);
-    solver.setup(hierarchy);
+    if (coarse_operators == "galerkin")
+        solver.setup(GridMatrix(Grid::from_mesh(mesh), assemble_stiffness(mesh)));
+    else
+        solver.setup(rediscretized_hierarchy(spec, problem.level, options.coarse_level));
+    const double assembly_seconds = seconds_since(start) - solver.setup_seconds();
     outcome.setup_seconds = assembly_seconds + solver.setup_seconds();
     if (!quiet) {
         std::printf("levels:\n");

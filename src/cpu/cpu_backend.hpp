@@ -1,12 +1,12 @@
 #pragma once
-// The CPU backend: the operations of the generic solver (src/core/multigrid.hpp) on host memory,
+// The CPU backend: the operations of the generic solver (src/solver/multigrid.hpp) on host memory,
 // parallelised with OpenMP. It is the reference every CUDA kernel is tested against, so each
 // operation is the plain loop around the shared formula in <adimg/stencil.hpp>.
 
 #include <adimg/nine_bands.hpp>
-#include <adimg/stencil.hpp>
+#include "../solver/stencil.hpp"
 
-#include "../core/scalar_ratio.hpp"
+#include "../solver/scalar_ratio.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "../core/engine.hpp"
+#include "../solver/engine.hpp"
 #include "cpu_backend.hpp"
 
 #include <thread>

@@ -8,7 +8,7 @@
 #include <immintrin.h>
 #endif
 
-#include "../core/engine.hpp"
+#include "../solver/engine.hpp"
 
 namespace adimg {
 

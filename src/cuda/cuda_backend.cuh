@@ -1,5 +1,5 @@
 #pragma once
-// The CUDA backend: the operations of the generic solver (src/core/multigrid.hpp) as kernels on
+// The CUDA backend: the operations of the generic solver (src/solver/multigrid.hpp) as kernels on
 // one stream. Only the reductions (dot, norm2) bring a scalar back to the host, because the
 // control flow of PCG and of the refinement loop needs it; everything else stays on the device.
 

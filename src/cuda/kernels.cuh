@@ -1,13 +1,13 @@
 #pragma once
 // The CUDA kernels: each is the launch shape around a formula from <adimg/stencil.hpp> or
-// src/core/cyclic_reduction.hpp, the same formulas the CPU backend loops over.
+// src/lines/cyclic_reduction.hpp, the same formulas the CPU backend loops over.
 
-#include <adimg/stencil.hpp>
+#include "../solver/stencil.hpp"
 
-#include "../core/cyclic_reduction.hpp"
-#include "../core/partitioned_line_solve.hpp"
-#include "../core/scalar_ratio.hpp"
-#include "../core/warp_line_solve.hpp"
+#include "../lines/cyclic_reduction.hpp"
+#include "../lines/partition_method.hpp"
+#include "../solver/scalar_ratio.hpp"
+#include "../lines/warp_line_solve.hpp"
 
 #include <cuda_pipeline.h>
 

@@ -5,8 +5,7 @@
 // small level that assembles to finite numbers, or say why it cannot (input_error): nothing
 // silently wrong.
 
-#include <adimg/assembly.hpp>
-#include <adimg/case.hpp>
+#include <adimg/problems.hpp>
 #include <adimg/error.hpp>
 
 #include <cmath>

@@ -6,9 +6,8 @@
 // allocation beyond libFuzzer's limit is a bug. A matrix that reads is put on a small grid with
 // from_eigen, which must accept it or throw input_error.
 
-#include <adimg/eigen_interop.hpp>
+#include <adimg/io.hpp>
 #include <adimg/error.hpp>
-#include <adimg/matrix_market.hpp>
 
 #include <unistd.h>
 

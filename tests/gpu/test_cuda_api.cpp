@@ -1,15 +1,13 @@
-// The embedding API (GridMatrix, GridSolver) on the GPU against the CPU backend: users' matrices
+// The embedding API (GridMatrix, Solver) on the GPU against the CPU backend: users' matrices
 // with Galerkin coarse levels, with and without node positions, set up once and solved many
 // times, and a values-only setup that must not reallocate device storage.
 
-#include <adimg/assembly.hpp>
-#include <adimg/case.hpp>
-#include <adimg/eigen_interop.hpp>
-#include <adimg/grid_matrix.hpp>
+#include <adimg/problems.hpp>
+#include <adimg/io.hpp>
+#include <adimg/solver.hpp>
 #include <adimg/hierarchy.hpp>
 #include <adimg/pinned_memory.hpp>
-#include <adimg/solver.hpp>
-#include <adimg/stencil.hpp>
+#include <solver/stencil.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -59,18 +57,18 @@ TEST_CASE("GPU and CPU agree through the embedding API: Galerkin levels with pos
     const TensorMesh mesh = spec.mesh(9);
     const GridMatrix A(Grid::from_mesh(mesh), assemble_stiffness(mesh));
     const std::vector<double> b = assemble_load(mesh, {spec.x.length, spec.y.length});
-    GridSolver cpu(on(BackendKind::cpu)), gpu(on(BackendKind::cuda));
+    Solver cpu(on(BackendKind::cpu)), gpu(on(BackendKind::cuda));
     cpu.setup(A);
     gpu.setup(A);
     std::vector<double> x_cpu, x_gpu;
     const SolveReport r_cpu = cpu.solve(b, x_cpu), r_gpu = gpu.solve(b, x_gpu);
     const double diff = relative_max_difference(x_gpu, x_cpu);
-    INFO("CPU " << r_cpu.iterations() << " in " << r_cpu.solve_seconds << " s, GPU (" << gpu.solver().device_name()
+    INFO("CPU " << r_cpu.iterations() << " in " << r_cpu.solve_seconds << " s, GPU (" << gpu.device_name()
                 << ") " << r_gpu.iterations() << " in " << r_gpu.solve_seconds
                 << " s; max |x_gpu - x_cpu| / max |x_cpu| = " << diff << " (expected < 1e-6: both stop at 8 digits)");
     REQUIRE(r_cpu.ok());
     REQUIRE(r_gpu.ok());
-    CHECK(gpu.solver().backend() == BackendKind::cuda);
+    CHECK(gpu.backend() == BackendKind::cuda);
     CHECK(std::abs(r_gpu.outer_iterations - r_cpu.outer_iterations) <= 1);
     CHECK(diff < 1e-6);
     // The L2 errors (1.2e-5) agree to 1.6e-5 relative (measured on an H200): the solutions differ
@@ -85,7 +83,7 @@ TEST_CASE(
     "[gpu][api][reuse]") {
     const Grid grid(385, 193);
     NineBands<double> bands = assemble_stiffness(stretched_mesh(0.0));
-    GridSolver cpu(on(BackendKind::cpu)), gpu(on(BackendKind::cuda));
+    Solver cpu(on(BackendKind::cpu)), gpu(on(BackendKind::cuda));
     // From an Eigen matrix, edge rows scaled by 2 (a 2 x_q = 2 g_q): the API scales them back.
     for (std::size_t p = 0; p < bands.rows(); ++p)
         if (on_boundary(static_cast<int>(p % 385), static_cast<int>(p / 385), 385, 193)) bands(C, p) = 2.0;

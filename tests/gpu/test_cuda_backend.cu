@@ -5,8 +5,7 @@
 #include "../../src/cuda/cuda_backend.cuh"
 #include "../thomas.hpp"
 
-#include <adimg/assembly.hpp>
-#include <adimg/case.hpp>
+#include <adimg/problems.hpp>
 
 #include <catch2/catch.hpp>
 

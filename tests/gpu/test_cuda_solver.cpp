@@ -2,8 +2,7 @@
 
 #include "../paper_values.hpp"
 
-#include <adimg/assembly.hpp>
-#include <adimg/case.hpp>
+#include <adimg/problems.hpp>
 #include <adimg/hierarchy.hpp>
 #include <adimg/solver.hpp>
 

@@ -1,6 +1,7 @@
 #pragma once
 // The generic solver engine: the hierarchy in a backend's memory, the choice of precisions and
-// the refinement loop around it. Each backend instantiates Engine<ItsBackend> once.
+// the refinement loop around it. Each backend instantiates Engine<ItsBackend> once
+// (make_cpu_engine, make_cuda_engine); adimg::Solver talks to it through SolverEngine.
 
 #include <adimg/error.hpp>
 #include <adimg/solver.hpp>
@@ -9,10 +10,40 @@
 #include "refinement.hpp"
 
 #include <chrono>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <utility>
 
 namespace adimg {
+
+/// Where a solve writes its solution. `make_room`, if set, is called once b is on the device
+/// and may start making room while the solve runs (Solver::solve for vectors sizes x on
+/// another thread); `get` is called when the iteration is done and returns room for the
+/// matrix's rows.
+struct SolutionDestination {
+    std::function<void()> make_room;
+    std::function<double*()> get;
+};
+
+/// The generic solver for one backend, as adimg::Solver sees it.
+class SolverEngine {
+public:
+    virtual ~SolverEngine() = default;
+    virtual void setup(const Hierarchy& hierarchy) = 0;
+    /// b and the initial guess (nullptr: zero) hold the matrix's rows.
+    virtual SolveReport solve(const double* b, const double* guess, const SolutionDestination& x,
+                              const StepCallback& on_step) = 0;
+    virtual std::vector<LevelInfo> levels() const = 0;
+    virtual std::string device_name() const = 0;
+    /// How many setups allocated storage; a setup with the grids of the previous one only
+    /// copies the new values.
+    virtual int allocations() const = 0;
+};
+
+std::unique_ptr<SolverEngine> make_cpu_engine(const SolverOptions& options);
+/// Throws device_error when this build has no CUDA or no device is usable.
+std::unique_ptr<SolverEngine> make_cuda_engine(const SolverOptions& options);
 
 template <class Backend>
 class Engine final : public SolverEngine {

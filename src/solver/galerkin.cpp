@@ -1,31 +1,15 @@
-#include <adimg/assembly.hpp>
 #include <adimg/error.hpp>
 #include <adimg/hierarchy.hpp>
-#include <adimg/stencil.hpp>
+
+#include "galerkin.hpp"
+#include "stencil.hpp"
+
+#include <algorithm>
 
 #include <string>
 #include <utility>
 
 namespace adimg {
-
-Hierarchy rediscretized_hierarchy(const CaseSpec& spec, int level, int coarse_level) {
-    if (coarse_level > level) coarse_level = level;
-    Hierarchy h;
-    TensorMesh coarse = spec.mesh(coarse_level);
-    for (int l = coarse_level; l <= level; ++l) {
-        HostLevel host;
-        host.level = l;
-        host.A = assemble_stiffness(coarse);
-        if (l < level) {
-            TensorMesh fine = spec.mesh(l + 1);
-            host.split_x = split_positions(coarse.x, fine.x);
-            host.split_y = split_positions(coarse.y, fine.y);
-            coarse = std::move(fine);
-        }
-        h.levels.push_back(std::move(host));
-    }
-    return h;
-}
 
 namespace {
 
@@ -95,25 +79,20 @@ NineBands<double> galerkin_coarse(const NineBands<double>& fine, const std::vect
     return coarse;
 }
 
-Hierarchy galerkin_hierarchy(NineBands<double> finest, const std::vector<std::vector<double>>& split_x,
-                             const std::vector<std::vector<double>>& split_y, int finest_level) {
-    if (split_x.size() != split_y.size())
-        throw input_error("galerkin_hierarchy: split positions for x and y cover different numbers of levels");
-    const int levels = static_cast<int>(split_x.size()) + 1;
+Hierarchy galerkin_hierarchy(const GridMatrix& A, int coarse_level) {
+    const Grid& grid = A.grid();
+    const int coarse = std::clamp(coarse_level, grid.coarsest_level(), grid.finest_level());
+    auto [split_x, split_y] = grid.split_positions_from(coarse);
     Hierarchy h;
-    h.levels.resize(levels);
-    for (int l = 0; l < levels; ++l) {
-        h.levels[l].level = finest_level - (levels - 1 - l);
-        if (l + 1 < levels) {
-            h.levels[l].split_x = split_x[l];
-            h.levels[l].split_y = split_y[l];
+    h.levels.resize(split_x.size() + 1);
+    for (std::size_t l = 0; l < h.levels.size(); ++l) {
+        h.levels[l].level = coarse + static_cast<int>(l);
+        if (l < split_x.size()) {
+            h.levels[l].split_x = std::move(split_x[l]);
+            h.levels[l].split_y = std::move(split_y[l]);
         }
     }
-    h.levels.back().A = std::move(finest);
-    return galerkin_from_finest(std::move(h));
-}
-
-Hierarchy galerkin_from_finest(Hierarchy h) {
+    h.levels.back().A = A.bands();
     for (std::size_t l = h.levels.size() - 1; l-- > 0;)
         h.levels[l].A = galerkin_coarse(h.levels[l + 1].A, h.levels[l].split_x, h.levels[l].split_y);
     return h;

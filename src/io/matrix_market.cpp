@@ -1,7 +1,7 @@
-#include "shown.hpp"
+#include "../common/shown.hpp"
 
 #include <adimg/error.hpp>
-#include <adimg/matrix_market.hpp>
+#include <adimg/io.hpp>
 
 #include <unistd.h>
 

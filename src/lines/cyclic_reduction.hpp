@@ -38,7 +38,7 @@
 // 2.6 n with neither O_0 nor E_0 (float lines of 8193 unknowns take 135, 184 and 86 KiB; double
 // lines of 8193 fit an H200 block, 172 KiB, only with neither).
 
-#include <adimg/host_device.hpp>
+#include "../common/host_device.hpp"
 
 #include <algorithm>
 #include <type_traits>

@@ -1,7 +1,7 @@
 #pragma once
 // The step sizes of the coarse-grid CG, computed where the scalars live (host or device).
 
-#include <adimg/host_device.hpp>
+#include "../common/host_device.hpp"
 
 namespace adimg {
 

@@ -1,5 +1,5 @@
 #include <adimg/error.hpp>
-#include <adimg/mesh.hpp>
+#include <adimg/problems.hpp>
 
 #include <algorithm>
 #include <string>

@@ -1,7 +1,9 @@
-#include <adimg/eigen_interop.hpp>
 #include <adimg/error.hpp>
-#include <adimg/grid_matrix.hpp>
-#include <adimg/stencil.hpp>
+#include <adimg/grid.hpp>
+#include <adimg/io.hpp>
+
+#include "bands_view.hpp"
+#include "stencil.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -359,81 +361,6 @@ double GridMatrix::defect_norm(const std::vector<double>& b, const std::vector<d
     double sum = 0.0;
     for (std::size_t p = 0; p < b.size(); ++p) sum += (b[p] - Ax[p]) * (b[p] - Ax[p]);
     return std::sqrt(sum);
-}
-
-// --- the hierarchy and the solver -----------------------------------------------------------
-
-namespace {
-
-int clamp_coarse_level(const Grid& grid, int coarse_level) {
-    return std::clamp(coarse_level, grid.coarsest_level(), grid.finest_level());
-}
-
-}  // namespace
-
-Hierarchy galerkin_hierarchy(const GridMatrix& A, int coarse_level) {
-    const Grid& grid = A.grid();
-    const int coarse = clamp_coarse_level(grid, coarse_level);
-    auto [split_x, split_y] = grid.split_positions_from(coarse);
-    return galerkin_hierarchy(A.bands(), split_x, split_y, grid.finest_level());
-}
-
-GridSolver::GridSolver(SolverOptions options) : solver_(options) {}
-
-void GridSolver::setup(const GridMatrix& A) {
-    const auto start = std::chrono::steady_clock::now();
-    const SolverOptions& options = solver_.options();
-    const Grid& grid = A.grid();
-    int coarse = clamp_coarse_level(grid, options.coarse_level);
-    // A coarsest grid too large for the direct solve goes down further where it can, rather than
-    // falling back to PCG: e.g. 97 x 49 nodes, whose finest level is 4, stops at level 3 (49 x 25).
-    if (options.coarse_solver == CoarseSolver::direct)
-        while (coarse > grid.coarsest_level() &&
-               static_cast<long long>(grid.mx_on_level(coarse)) * grid.my_on_level(coarse) > max_direct_coarse_unknowns)
-            --coarse;
-    const Hierarchy hierarchy = galerkin_hierarchy(A, coarse);
-    hierarchy_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    solver_.setup(hierarchy);
-    scaled_rows_ = A.scaled_rows();
-    coarse_level_ = hierarchy.levels.front().level;
-    finest_level_ = hierarchy.finest().level;
-}
-
-SolveReport GridSolver::solve(const std::vector<double>& b, std::vector<double>& x, const StepCallback& on_step) {
-    // A b of the wrong size goes to the solver unscaled, which says what is wrong with it. The
-    // vector form of Solver::solve sizes x while the solve runs.
-    if (scaled_rows_.empty() || b.size() != solver_.rows()) return solver_.solve(b, x, on_step);
-    std::vector<double> scaled = b;
-    divide_scaled_rows(scaled_rows_, scaled.data());
-    return solver_.solve(scaled, x, on_step);
-}
-
-SolveReport GridSolver::solve(const Eigen::VectorXd& b, Eigen::VectorXd& x, const StepCallback& on_step) {
-    if (solver_.setup_count() == 0) throw input_error("solve: call setup() with the matrix before solve()");
-    if (static_cast<std::size_t>(b.size()) != solver_.rows())
-        throw input_error("solve: the right-hand side has " + std::to_string(b.size()) + " entries, the matrix " +
-                          std::to_string(solver_.rows()) + " rows");
-    const bool zero_guess = x.size() != b.size();
-    if (zero_guess) x.resize(b.size());
-    return solve(b.data(), x.data(), zero_guess ? InitialGuess::zero : InitialGuess::given, on_step);
-}
-
-SolveReport GridSolver::solve(const double* b, double* x, InitialGuess guess, const StepCallback& on_step) {
-    return solver_.solve(solver_rhs(b), x, guess, on_step);
-}
-
-const double* GridSolver::solver_rhs(const double* b) {
-    if (scaled_rows_.empty() || !b) return b;
-    double* scaled = nullptr;
-    if (solver_.backend() == BackendKind::cuda) {
-        scaled_b_pinned_.assign(b, b + solver_.rows());
-        scaled = scaled_b_pinned_.data();
-    } else {
-        scaled_b_.assign(b, b + solver_.rows());
-        scaled = scaled_b_.data();
-    }
-    divide_scaled_rows(scaled_rows_, scaled);
-    return scaled;
 }
 
 }  // namespace adimg

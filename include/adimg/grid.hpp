@@ -1,6 +1,7 @@
 #pragma once
 /// \file
-/// Your own nine-band matrix on a tensor-product grid, solved by adimg's multigrid.
+/// Your own nine-band matrix on a tensor-product grid: the grid, and the matrix checked against
+/// the contract below. adimg::Solver (solver.hpp) sets it up and solves with it.
 ///
 /// Three steps:
 ///
@@ -10,12 +11,12 @@
 /// 2. hand over the matrix: `GridMatrix A = GridMatrix::from_eigen(grid, sparse);` (or nine bands
 ///    as host arrays). The constructor checks the matrix and throws input_error naming the first
 ///    offending row or entry;
-/// 3. `GridSolver solver(options); solver.setup(A);` builds the coarse levels as Galerkin products
+/// 3. `Solver solver(options); solver.setup(A);` builds the coarse levels as Galerkin products
 ///    R A P and hands them to the backend once; then `solver.solve(b, x)` as often as needed.
 ///
 /// The contract on the matrix (what the checks enforce):
 /// - node (i, j) is row p = j * mx + i (x fastest); row p couples only with its eight grid
-///   neighbours (nine bands, DESIGN.md §2);
+///   neighbours (nine bands, docs/design.md §2);
 /// - every entry is finite and every diagonal entry is positive;
 /// - the matrix is symmetric up to a relative tolerance (MatrixChecks::symmetry_tolerance);
 /// - every node on the edge of the grid (i = 0, j = 0, i = mx - 1 or j = my - 1) is a Dirichlet
@@ -26,15 +27,9 @@
 ///   A diagonal a_qq other than 1 is fine: the row is scaled to the identity, and b_q with it at
 ///   every solve.
 
-#include <adimg/hierarchy.hpp>
-#include <adimg/mesh.hpp>
 #include <adimg/nine_bands.hpp>
-#include <adimg/options.hpp>
-#include <adimg/report.hpp>
-#include <adimg/pinned_memory.hpp>
-#include <adimg/solver.hpp>
+#include <adimg/problems.hpp>
 
-#include <Eigen/Core>
 #include <Eigen/SparseCore>
 
 #include <array>
@@ -61,7 +56,7 @@ namespace adimg {
 /// for matrices that do not come from a rectilinear mesh. With positions (a rectilinear mesh:
 /// node (i, j) at (x_i, y_j)) the prolongation is the exact Q1 embedding, split position
 /// t = h_{2I} / (h_{2I} + h_{2I+1}) from the fine element widths, and for the Q1 Laplacian the
-/// Galerkin coarse matrices then equal the rediscretized ones (DESIGN.md §3).
+/// Galerkin coarse matrices then equal the rediscretized ones (docs/design.md §3).
 class Grid {
 public:
     /// An mx x my grid without node positions (bilinear prolongation, t = 1/2).
@@ -70,7 +65,7 @@ public:
 
     /// A rectilinear grid from its element widths, left to right and bottom to top:
     /// `hx.size() + 1` by `hy.size() + 1` nodes. Every width must be finite and positive.
-    /// Widths keep graded meshes exact where coordinates cannot (DESIGN.md §1).
+    /// Widths keep graded meshes exact where coordinates cannot (docs/design.md §1).
     static Grid from_widths(std::vector<double> hx, std::vector<double> hy);
     /// A rectilinear grid from its node coordinates (strictly increasing); the widths are their
     /// differences.
@@ -118,7 +113,7 @@ struct MatrixChecks {
     double symmetry_tolerance = 1e-10;
 };
 
-/// A checked nine-band matrix on a Grid: what GridSolver sets up.
+/// A checked nine-band matrix on a Grid: what Solver::setup takes.
 ///
 /// Constructing one copies the values, checks them against the contract in the file comment
 /// (sizes, finite entries, couplings that stay on the grid, positive diagonal, Dirichlet edge
@@ -128,7 +123,7 @@ struct MatrixChecks {
 /// (SW S SE W C E NW N NE), and the 1-based Matrix Market row and column.
 ///
 /// Edge rows whose only entry is a diagonal a != 1 are scaled to the identity; bands() holds the
-/// scaled matrix, and GridSolver::solve scales b on those rows by 1/a, so x solves the system
+/// scaled matrix, and Solver::solve scales b on those rows by 1/a, so x solves the system
 /// as given.
 class GridMatrix {
 public:
@@ -152,7 +147,7 @@ public:
     const std::vector<std::pair<std::size_t, double>>& scaled_rows() const { return scaled_rows_; }
 
     /// The right-hand side the solver sees: a copy of b with each scaled row divided by its
-    /// diagonal (GridSolver::solve does this itself, and skips the copy when no row was scaled).
+    /// diagonal (Solver::solve does this itself, and skips the copy when no row was scaled).
     std::vector<double> solver_rhs(const std::vector<double>& b) const;
     /// y = A x with the matrix as given (edge rows unscaled).
     std::vector<double> multiply(const std::vector<double>& x) const;
@@ -166,80 +161,5 @@ private:
     NineBands<double> bands_;
     std::vector<std::pair<std::size_t, double>> scaled_rows_;
 };
-
-/// Multigrid for a GridMatrix: set up once, solve many.
-///
-/// setup() builds the level hierarchy on the host, the coarse matrices as Galerkin products
-/// R A P with the grid's prolongation P (bilinear, or exact Q1 with positions) and R = P^T, down
-/// to SolverOptions::coarse_level (raised to Grid::coarsest_level() if lower, lowered to the
-/// finest level if higher, and with the direct coarse solve lowered further, where the grid
-/// allows, until that level has at most max_direct_coarse_unknowns nodes), and hands it to an
-/// adimg::Solver, which copies every level to the backend (the GPU, or the CPU). The host
-/// hierarchy is not kept.
-///
-/// Called again with a matrix on a grid of the same size (new values, same structure, e.g. a new
-/// time step or a new coefficient), setup() recomputes the Galerkin products and copies the new
-/// values into the storage of the first setup without reallocating: allocation_count() stays 1.
-///
-/// solve(b, x) runs the solver of SolverOptions (mixed precision by default: double-precision
-/// iterative refinement around float V-cycles) from x as the initial guess until the defect has
-/// dropped by SolverOptions::digits, and returns the SolveReport: the status (a failure is a
-/// status, never a silently wrong x), iterations as outer:inner, the defects, and
-/// solve_seconds, which counts the whole solve including the transfer of b and x to and from
-/// the device. Each solve transfers only b and x; the matrices stay on the device. A GridSolver
-/// is not safe to use from several threads at once.
-class GridSolver {
-public:
-    /// Throws input_error if an option is out of range. BackendKind::automatic uses a GPU when
-    /// one is usable, else the CPU (notice() says why).
-    explicit GridSolver(SolverOptions options = {});
-
-    /// Builds the Galerkin hierarchy of `A` and sets up the backend (see the class comment).
-    void setup(const GridMatrix& A);
-
-    /// Solves A x = b, x the initial guess (resized and zeroed if its size is wrong). Throws
-    /// input_error before setup() or if b has the wrong size.
-    SolveReport solve(const std::vector<double>& b, std::vector<double>& x, const StepCallback& on_step = {});
-    /// The same for Eigen vectors, solved in place in x's storage.
-    SolveReport solve(const Eigen::VectorXd& b, Eigen::VectorXd& x, const StepCallback& on_step = {});
-    /// The same on memory of your choosing: b and x hold the matrix's rows (see Solver::solve;
-    /// page-locked memory from adimg/pinned_memory.hpp travels to the device without staging).
-    /// With scaled edge rows, b is first copied (and those rows scaled) on the host.
-    SolveReport solve(const double* b, double* x, InitialGuess guess, const StepCallback& on_step = {});
-
-    /// The underlying solver: backend(), device_name(), levels(), setup_seconds() of the backend
-    /// setup, setup_count(), solve_count().
-    const Solver& solver() const { return solver_; }
-    const SolverOptions& options() const { return solver_.options(); }
-    const std::string& notice() const { return solver_.notice(); }
-    /// How many setups allocated backend storage (1 after any number of same-grid setups).
-    int allocation_count() const { return solver_.allocation_count(); }
-    /// Seconds the last setup() spent on the host building the Galerkin hierarchy.
-    double hierarchy_seconds() const { return hierarchy_seconds_; }
-    /// Seconds the last setup() took in all (hierarchy and backend).
-    double setup_seconds() const { return hierarchy_seconds_ + solver_.setup_seconds(); }
-    /// The levels used, coarsest first (Grid numbering).
-    int coarse_level() const { return coarse_level_; }
-    int finest_level() const { return finest_level_; }
-
-private:
-    /// b with its scaled rows divided by their diagonals, in a buffer of this solver (b itself if
-    /// no row is scaled).
-    const double* solver_rhs(const double* b);
-
-    Solver solver_;
-    std::vector<std::pair<std::size_t, double>> scaled_rows_;
-    // The scaled b, kept for the next solve: in pinned memory for the GPU, which reads it directly,
-    // and in ordinary memory for the CPU (pinned memory would start the CUDA runtime for nothing).
-    pinned_vector<double> scaled_b_pinned_;
-    std::vector<double> scaled_b_;
-    double hierarchy_seconds_ = 0.0;
-    int coarse_level_ = 0, finest_level_ = 0;
-};
-
-/// The hierarchy GridSolver::setup builds: `A` on the finest level and Galerkin coarse levels
-/// down to `coarse_level` (clamped to the grid's levels as described there). For inspection and
-/// for passing to Solver::setup yourself.
-Hierarchy galerkin_hierarchy(const GridMatrix& A, int coarse_level);
 
 }  // namespace adimg

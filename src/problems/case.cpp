@@ -1,6 +1,6 @@
-#include "shown.hpp"
+#include "../common/shown.hpp"
 
-#include <adimg/case.hpp>
+#include <adimg/problems.hpp>
 #include <adimg/error.hpp>
 
 #include <algorithm>

@@ -2,7 +2,7 @@
 // Preconditioned conjugate gradients for the coarsest grid, written once for every backend.
 
 #include <adimg/options.hpp>
-#include <adimg/stencil.hpp>
+#include "stencil.hpp"
 
 #include <algorithm>
 #include <cstddef>

@@ -1,5 +1,6 @@
-#include <adimg/assembly.hpp>
-#include <adimg/stencil.hpp>
+#include <adimg/problems.hpp>
+#include "../solver/stencil.hpp"
+#include "q1_element.hpp"
 
 #include <array>
 #include <cmath>

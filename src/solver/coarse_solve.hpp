@@ -1,10 +1,10 @@
 #pragma once
 // The V-cycle's solve on its coarsest grid, written once for every backend.
 
-#include <adimg/eigen_interop.hpp>
 #include <adimg/nine_bands.hpp>
 #include <adimg/options.hpp>
 
+#include "dense_inverse.hpp"
 #include "pcg.hpp"
 
 #include <optional>

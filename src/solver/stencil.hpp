@@ -4,8 +4,8 @@
 /// product, the off-line part used by the ADI line sweeps, the Jacobi update and the Q1
 /// prolongation and restriction weights. Each is written once, here.
 
-#include <adimg/host_device.hpp>
-#include <adimg/nine_bands.hpp>
+#include "../common/host_device.hpp"
+#include "bands_view.hpp"
 
 namespace adimg {
 

@@ -1,0 +1,128 @@
+#pragma once
+/// \file
+/// The built-in test problems: one-dimensional meshes stored as element widths, the
+/// tensor-product meshes built from them, the cases U1–U3 and A1–A5 (and case files of your own),
+/// the exact Q1 assembly of -Δu = f with its load vector and error measure, and the
+/// rediscretized level hierarchy (docs/design.md §1–§3).
+///
+/// Widths, never coordinates: for A4/A5 at high levels the nodes next to x = 1 are not
+/// representable in double (1 - 1e-19 == 1), so coordinates lose the smallest elements entirely.
+/// Every quantity adimg needs (element matrices, quadrature points, prolongation weights) is
+/// computed from widths and from partial sums measured from the nearer end of the interval.
+
+#include <adimg/nine_bands.hpp>
+
+#include <filesystem>
+#include <istream>
+#include <string>
+#include <vector>
+
+namespace adimg {
+
+struct Hierarchy;  // hierarchy.hpp
+
+// --- meshes -------------------------------------------------------------------------------------
+
+/// Where a 1D refinement grades towards a boundary layer.
+enum class Layer {
+    none,  ///< uniform refinement: every element is split at its midpoint
+    low,   ///< the first element (next to 0) is split so that its new first piece has nu/2 of its width
+    high,  ///< the last element (next to the length) is split so that its new last piece has nu/2 of its width
+};
+
+/// How a 1D mesh is refined from a single element of the given length.
+struct Mesh1DRule {
+    double length = 1.0;  ///< the interval is [0, length]
+    double nu = 1.0;      ///< anisotropy factor in (0, 1]; 1 means uniform even with a layer
+    Layer layer = Layer::none;
+};
+
+/// A 1D mesh: the widths of its elements, left to right.
+struct Mesh1D {
+    std::vector<double> widths;
+
+    int elements() const { return static_cast<int>(widths.size()); }
+    int nodes() const { return elements() + 1; }
+    double smallest_width() const;
+    double largest_width() const;
+};
+
+/// The mesh after `level` refinements of one element (2^level elements).
+Mesh1D refine(const Mesh1DRule& rule, int level);
+
+/// The relative position t at which each coarse element is split in the next finer mesh:
+/// fine node 2I+1 lies at x_I + t_I (x_{I+1} - x_I). Computed from the fine widths, so it is
+/// exact for any nested pair of meshes (t = 1/2 uniformly, nu/2 or 1 - nu/2 in the layers).
+/// Throws input_error if `fine` does not have twice the elements of `coarse`.
+std::vector<double> split_positions(const Mesh1D& coarse, const Mesh1D& fine);
+
+/// A tensor-product mesh: x varies fastest in the node numbering p = j * mx + i.
+struct TensorMesh {
+    Mesh1D x;
+    Mesh1D y;
+
+    int mx() const { return x.nodes(); }
+    int my() const { return y.nodes(); }
+    long long nodes() const { return static_cast<long long>(mx()) * my(); }
+    double smallest_width() const;
+    /// The largest element aspect ratio max(hx/hy, hy/hx) over all elements.
+    double largest_aspect_ratio() const;
+};
+
+// --- cases --------------------------------------------------------------------------------------
+
+/// A test problem -Δu = f on [0, width] x [0, height], with exact solution
+/// u0 = x (width - x) y (height - y) and homogeneous Dirichlet boundary.
+struct CaseSpec {
+    std::string name;
+    std::string description;
+    Mesh1DRule x;  ///< the rule in x; x.length is the domain width
+    Mesh1DRule y;  ///< the rule in y; y.length is the domain height
+
+    /// The case's mesh on refinement level `level` ((2^level + 1)^2 nodes).
+    TensorMesh mesh(int level) const;
+};
+
+/// Names of the built-in cases, in the paper's order.
+std::vector<std::string> builtin_case_names();
+
+/// A built-in case by name (case-insensitive). Throws input_error listing the valid names.
+CaseSpec builtin_case(const std::string& name);
+
+/// Reads a case file. Throws input_error naming the file and the key on any problem.
+CaseSpec read_case_file(const std::filesystem::path& path);
+
+/// Parses case-file text; `source` names it in error messages.
+CaseSpec parse_case(std::istream& in, const std::string& source);
+
+// --- assembly -----------------------------------------------------------------------------------
+
+/// The stiffness matrix of -Δ with boundary nodes as identity rows and no couplings into them
+/// (symmetric, nine-band). Entries are summed over the shared elements in one fixed order, so the
+/// matrix is exactly symmetric.
+NineBands<double> assemble_stiffness(const TensorMesh& mesh);
+
+/// The problem -Δu = f on [0,a] x [0,b] with exact solution u0 = x(a-x) y(b-y).
+struct PolynomialProblem {
+    double a = 1.0;
+    double b = 1.0;
+
+    /// u0 at a point given by its distances to both ends in each direction (x + xr = a, ...), so
+    /// that points within rounding of x = a keep their true distance to it.
+    double u0(double x, double xr, double y, double yr) const { return x * xr * y * yr; }
+    double f(double x, double xr, double y, double yr) const { return 2.0 * y * yr + 2.0 * x * xr; }
+};
+
+/// The consistent load vector b_i = ∫ f φ_i by 3x3 Gauss points per element (exact for this f),
+/// zero on boundary nodes.
+std::vector<double> assemble_load(const TensorMesh& mesh, const PolynomialProblem& problem);
+
+/// ||u_h - u0||_L2 / ||u0||_L2 for the bilinear interpolant u_h of the nodal values `u`, by 3x3
+/// Gauss points per element (exact here): the paper's "l2 error" of Tables 1–2.
+double relative_l2_error(const TensorMesh& mesh, const PolynomialProblem& problem, const std::vector<double>& u);
+
+/// Each level the case rediscretized on its own mesh, levels coarse_level..level (coarse_level
+/// is capped at level).
+Hierarchy rediscretized_hierarchy(const CaseSpec& spec, int level, int coarse_level);
+
+}  // namespace adimg

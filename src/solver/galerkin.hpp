@@ -1,0 +1,16 @@
+#pragma once
+// One Galerkin coarsening step, R A P, the building block of galerkin_hierarchy().
+
+#include <adimg/nine_bands.hpp>
+
+#include <vector>
+
+namespace adimg {
+
+/// The Galerkin product R A P of a fine matrix, with P the Q1 prolongation given by the split
+/// positions (restricted to interior nodes) and R = P^T; coarse boundary nodes are identity rows.
+/// Throws input_error if the grid cannot be coarsened or the split positions do not fit it.
+NineBands<double> galerkin_coarse(const NineBands<double>& fine, const std::vector<double>& split_x,
+                                  const std::vector<double>& split_y);
+
+}  // namespace adimg

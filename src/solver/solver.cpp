@@ -1,0 +1,148 @@
+#include <adimg/error.hpp>
+#include <adimg/solver.hpp>
+
+#include "engine.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <future>
+
+namespace adimg {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+/// The coarsest level of a user's matrix: SolverOptions::coarse_level within the grid's levels,
+/// and for the direct coarse solve lowered further, where the grid allows, until it is small
+/// enough (e.g. 97 x 49 nodes, whose finest level is 4, stops at level 3, 49 x 25).
+int coarsest_level(const Grid& grid, const SolverOptions& options) {
+    int coarse = std::clamp(options.coarse_level, grid.coarsest_level(), grid.finest_level());
+    if (options.coarse_solver == CoarseSolver::direct)
+        while (coarse > grid.coarsest_level() &&
+               static_cast<long long>(grid.mx_on_level(coarse)) * grid.my_on_level(coarse) > max_direct_coarse_unknowns)
+            --coarse;
+    return coarse;
+}
+
+}  // namespace
+
+Solver::Solver(SolverOptions options) : options_(options) {
+    validate(options_);
+    std::string why;
+    switch (options_.backend) {
+    case BackendKind::cpu:
+        backend_ = BackendKind::cpu;
+        break;
+    case BackendKind::cuda:
+        backend_ = BackendKind::cuda;  // make_cuda_engine says precisely what is missing
+        break;
+    case BackendKind::automatic:
+        if (cuda_available(&why)) {
+            backend_ = BackendKind::cuda;
+        } else {
+            backend_ = BackendKind::cpu;
+            notice_ = "note: no usable GPU (" + why + "); running on the CPU backend";
+        }
+        break;
+    }
+    engine_ = backend_ == BackendKind::cuda ? make_cuda_engine(options_) : make_cpu_engine(options_);
+}
+
+Solver::~Solver() = default;
+Solver::Solver(Solver&&) noexcept = default;
+Solver& Solver::operator=(Solver&&) noexcept = default;
+
+void Solver::setup(const GridMatrix& A) {
+    const auto start = std::chrono::steady_clock::now();
+    const Hierarchy hierarchy = galerkin_hierarchy(A, coarsest_level(A.grid(), options_));
+    const double hierarchy_seconds = seconds_since(start);
+    setup(hierarchy);
+    hierarchy_seconds_ = hierarchy_seconds;
+    scaled_rows_ = A.scaled_rows();
+}
+
+void Solver::setup(const Hierarchy& hierarchy) {
+    if (hierarchy.levels.empty()) throw input_error("setup: the hierarchy has no levels");
+    const auto start = std::chrono::steady_clock::now();
+    engine_->setup(hierarchy);
+    backend_setup_seconds_ = seconds_since(start);
+    hierarchy_seconds_ = 0.0;
+    scaled_rows_.clear();
+    rows_ = hierarchy.finest().A.rows();
+    ++setups_;
+}
+
+SolveReport Solver::solve(const std::vector<double>& b, std::vector<double>& x, const StepCallback& on_step) {
+    check_setup();
+    if (b.size() != rows_)
+        throw input_error("solve: the right-hand side has " + std::to_string(b.size()) + " entries, the matrix " +
+                          std::to_string(rows_) + " rows");
+    const bool zero_guess = x.size() != rows_;
+    // A zero guess leaves x to be sized for the solution. Growing a std::vector writes every
+    // entry, and in fresh memory each 4 KiB page also faults, which costs as long as the solve
+    // itself at L=10 and L=11. A second host thread does it while the solve runs (the device's,
+    // or the CPU backend's other cores), started after the upload, whose conversion uses every
+    // core.
+    std::future<void> sized;
+    SolutionDestination destination;
+    if (zero_guess) destination.make_room = [&] { sized = std::async(std::launch::async, [&x, n = rows_] { x.resize(n); }); };
+    destination.get = [&] {
+        if (sized.valid()) sized.get();
+        return x.data();
+    };
+    const double* rhs = solver_rhs(b.data());
+    return timed([&] { return engine_->solve(rhs, zero_guess ? nullptr : x.data(), destination, on_step); });
+}
+
+SolveReport Solver::solve(const Eigen::VectorXd& b, Eigen::VectorXd& x, const StepCallback& on_step) {
+    check_setup();
+    if (static_cast<std::size_t>(b.size()) != rows_)
+        throw input_error("solve: the right-hand side has " + std::to_string(b.size()) + " entries, the matrix " +
+                          std::to_string(rows_) + " rows");
+    const bool zero_guess = x.size() != b.size();
+    if (zero_guess) x.resize(b.size());
+    return solve(b.data(), x.data(), zero_guess ? InitialGuess::zero : InitialGuess::given, on_step);
+}
+
+SolveReport Solver::solve(const double* b, double* x, InitialGuess guess, const StepCallback& on_step) {
+    check_setup();
+    if (!b || !x) throw input_error("solve: b and x must point to the matrix's " + std::to_string(rows_) + " rows");
+    const double* rhs = solver_rhs(b);
+    const SolutionDestination destination{{}, [x] { return x; }};
+    return timed([&] { return engine_->solve(rhs, guess == InitialGuess::given ? x : nullptr, destination, on_step); });
+}
+
+const double* Solver::solver_rhs(const double* b) {
+    if (scaled_rows_.empty()) return b;
+    double* scaled = nullptr;
+    if (backend_ == BackendKind::cuda) {
+        scaled_b_pinned_.assign(b, b + rows_);
+        scaled = scaled_b_pinned_.data();
+    } else {
+        scaled_b_.assign(b, b + rows_);
+        scaled = scaled_b_.data();
+    }
+    for (const auto& [p, a] : scaled_rows_) scaled[p] /= a;
+    return scaled;
+}
+
+void Solver::check_setup() const {
+    if (setups_ == 0) throw input_error("solve: call setup() with the matrix before solve()");
+}
+
+template <class Solve>
+SolveReport Solver::timed(Solve&& solve) {
+    const auto start = std::chrono::steady_clock::now();
+    SolveReport report = solve();
+    report.solve_seconds = seconds_since(start);
+    ++solves_;
+    return report;
+}
+
+std::string Solver::device_name() const { return engine_->device_name(); }
+std::vector<LevelInfo> Solver::levels() const { return engine_->levels(); }
+int Solver::allocation_count() const { return engine_->allocations(); }
+
+}  // namespace adimg
