@@ -15,7 +15,7 @@
 
 #include "gpu_timer.cuh"
 
-#include "../src/cuda/kernels.cuh"
+#include "../src/cuda/kernels/launch.cuh"
 
 #include <cooperative_groups.h>
 

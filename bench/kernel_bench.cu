@@ -44,8 +44,15 @@ std::vector<Timing> measure(CudaBackend& be, const NineBands<double>& A_host, co
     be.fill(x, T(0.5));
     const double w = sizeof(T);
     std::vector<Timing> out;
-    auto time = [&](const std::string& op, double words, const std::function<void()>& body) {
-        out.push_back({op, bench::median_ms(be.stream(), 7, 10, body), words * w * n});
+    auto time_on = [&](const CudaBackend& on, const std::string& op, double words, const std::function<void()>& body) {
+        out.push_back({op, bench::median_ms(on.stream(), 7, 10, body), words * w * n});
+    };
+    auto time = [&](const std::string& op, double words, const std::function<void()>& body) { time_on(be, op, words, body); };
+    // A backend with another policy, for the rows that compare a choice against the default.
+    auto with = [](const std::function<void(CudaPolicy&)>& change) {
+        CudaPolicy policy;
+        change(policy);
+        return std::make_unique<CudaBackend>(policy);
     };
     time("defect", 12, [&] { be.defect(A, b, x, y); });
     time("jacobi", 12, [&] { be.jacobi(A, b, x, y, T(0.7)); });
@@ -58,64 +65,63 @@ std::vector<Timing> measure(CudaBackend& be, const NineBands<double>& A_host, co
             be.jacobi(A, b, z, y, T(0.7));
         });
     }
-    time("jacobi, two steps in one pass (jacobi_steps)", 12, [&] { be.jacobi_steps(A, b, x, y, T(0.7), 2); });
+    {
+        auto z = be.make_vector<T>(n);
+        time("jacobi, two steps in one pass (jacobi_steps)", 12, [&] { be.jacobi_steps(A, b, y, z, T(0.7), 2); });
+    }
     time("gauss_seidel (4 colours)", 12, [&] { be.gauss_seidel(A, b, x); });
     time("line_relax x-lines", 12, [&] { be.line_relax(A, b, x, y, Direction::x, T(0.7)); });
     time("line_relax y-lines", 12, [&] { be.line_relax(A, b, x, y, Direction::y, T(0.7)); });
     // The same sweeps with each level-0 staging of the cyclic reduction (the rows above use the
     // backend's choice).
     for (CrStaging staging : all_cr_stagings) {
-        if (make_cr_layout(std::max(mx, my), sizeof(T), staging).words * sizeof(T) > be.shared_bytes_per_block()) continue;
-        be.line_tuning.staging = staging;
+        if (make_cr_layout(std::max(mx, my), sizeof(T), staging).words * sizeof(T) > be.launcher().shared_limit()) continue;
+        const auto staged = with([&](CudaPolicy& p) { p.lines.staging = staging; });
         for (Direction d : {Direction::x, Direction::y}) {
             const std::string op = std::string("line_relax ") + (d == Direction::x ? "x" : "y") + "-lines, level 0 staged: " +
                                    to_string(staging);
-            time(op.c_str(), 12, [&] { be.line_relax(A, b, x, y, d, T(0.7)); });
+            time_on(*staged, op.c_str(), 12, [&] { staged->line_relax(A, b, x, y, d, T(0.7)); });
         }
     }
-    be.line_tuning.staging.reset();
     // y-lines by cyclic reduction in place, 1 to 8 adjacent lines per block, against transposing
     // the grid (the rows above use the backend's choice).
     if (my > warp_line_max) {
         for (int lines : {0, 1, 2, 4, 8}) {
-            be.line_tuning.y_lines_per_block = lines;
-            time(lines ? "line_relax y-lines, in place, " + std::to_string(be.y_lines_per_block<T>(my, mx)) + " per block"
-                       : std::string("line_relax y-lines, transposed"),
-                 12, [&] { be.line_relax(A, b, x, y, Direction::y, T(0.7)); });
+            const auto grouped = with([&](CudaPolicy& p) { p.lines.y_lines_per_block = lines; });
+            time_on(*grouped,
+                    lines ? "line_relax y-lines, in place, " + std::to_string(grouped->lines().template y_lines_per_block<T>(my, mx)) + " per block"
+                          : std::string("line_relax y-lines, transposed"),
+                    12, [&] { grouped->line_relax(A, b, x, y, Direction::y, T(0.7)); });
         }
-        be.line_tuning.y_lines_per_block.reset();
     }
     // The sweeps with their bands held in L2 between calls (an access-policy window over the
     // set-aside part of the cache), against one ADI step as the V-cycle runs it, where each
     // sweep's bands evict the other's: what a level whose matrix stays on chip could gain
-    // (bench/PERFORMANCE.md, "Bands held in L2"). A holds the bands of the x-lines, of in-place
+    // (docs/performance.md, "Bands held in L2"). A holds the bands of the x-lines, of in-place
     // y-lines and of the restriction, A.transposed those of the transposed grid's lines.
     if (std::min(mx, my) > warp_line_max) {
+        const auto in_place = with([](CudaPolicy& p) { p.lines.y_lines_per_block = 4; });
+        const auto fused = with([](CudaPolicy& p) { p.fused_restriction = true; });
         auto adi_step = [&] {
             be.line_relax(A, b, x, y, Direction::x, T(0.7));
             be.line_relax(A, b, y, x, Direction::y, T(0.7));
         };
         auto in_place_step = [&] {
-            be.line_relax(A, b, x, y, Direction::x, T(0.7));
-            be.line_tuning.y_lines_per_block = 4;
-            be.line_relax(A, b, y, x, Direction::y, T(0.7));
-            be.line_tuning.y_lines_per_block.reset();
+            in_place->line_relax(A, b, x, y, Direction::x, T(0.7));
+            in_place->line_relax(A, b, y, x, Direction::y, T(0.7));
         };
         be.fill(x, T(0.5));
         time("one ADI step (x-lines, then y-lines)", 24, adi_step);
-        time("one ADI step, y-lines in place, 4 per block", 24, in_place_step);
+        time_on(*in_place, "one ADI step, y-lines in place, 4 per block", 24, in_place_step);
         {
             const bench::L2Window held(be.stream(), A.values.data(), A.values.size() * sizeof(T));
             const std::string note = ", bands held in L2 (" + held.describe() + ")";
             time("line_relax x-lines" + note, 12, [&] { be.line_relax(A, b, x, y, Direction::x, T(0.7)); });
-            be.line_tuning.y_lines_per_block = 4;
-            time("line_relax y-lines, in place, 4 per block" + note, 12, [&] { be.line_relax(A, b, x, y, Direction::y, T(0.7)); });
-            be.line_tuning.y_lines_per_block.reset();
-            be.fused_restriction = true;
-            time("restrict_defect (fused)" + note, 11.25, [&] { be.restrict_defect(A, b, x, y, sx, sy, coarse); });
-            be.fused_restriction.reset();
+            time_on(*in_place, "line_relax y-lines, in place, 4 per block" + note, 12,
+                    [&] { in_place->line_relax(A, b, x, y, Direction::y, T(0.7)); });
+            time_on(*fused, "restrict_defect (fused)" + note, 11.25, [&] { fused->restrict_defect(A, b, x, y, sx, sy, coarse); });
             time("one ADI step" + note + " for the x-lines", 24, adi_step);
-            time("one ADI step, y-lines in place, 4 per block" + note, 24, in_place_step);
+            time_on(*in_place, "one ADI step, y-lines in place, 4 per block" + note, 24, in_place_step);
         }
         be.fill(x, T(0.5));
         {
@@ -129,49 +135,51 @@ std::vector<Timing> measure(CudaBackend& be, const NineBands<double>& A_host, co
     // rows above use line_threads()).
     if (mx > warp_line_max) {
         for (CrStaging staging : all_cr_stagings) {
-            if (make_cr_layout(mx, sizeof(T), staging).words * sizeof(T) > be.shared_bytes_per_block()) continue;
-            be.line_tuning.staging = staging;
+            if (make_cr_layout(mx, sizeof(T), staging).words * sizeof(T) > be.launcher().shared_limit()) continue;
             for (int threads : {64, 128, 256, 512}) {
-                be.line_tuning.threads_per_line = threads;
-                time("line_relax x-lines, level 0 staged: " + std::string(to_string(staging)) + ", " +
-                         std::to_string(threads) + " threads per line",
-                     12, [&] { be.line_relax(A, b, x, y, Direction::x, T(0.7)); });
+                const auto v = with([&](CudaPolicy& p) {
+                    p.lines.staging = staging;
+                    p.lines.threads_per_line = threads;
+                    p.lines.partitioned_from = 1 << 30;  // cyclic reduction only
+                });
+                time_on(*v, "line_relax x-lines, level 0 staged: " + std::string(to_string(staging)) + ", " +
+                                std::to_string(threads) + " threads per line",
+                        12, [&] { v->line_relax(A, b, x, y, Direction::x, T(0.7)); });
             }
         }
-        be.line_tuning = {};
     }
     // Lines by the partition method, 64 to 256 chunks per line, one or two threads per chunk, two
     // or eight equations per lane in the warp; y-lines as
     // x-lines of the transposed grid where the grid is transposed (the rows above: cyclic reduction).
     if (mx > warp_line_max) {
-        be.line_tuning.partitioned_from = 0;
         for (int slots : {2, 8}) {
-            be.line_tuning.partition_slots = slots;
             for (int chunks : {64, 128, 256}) {
-                be.line_tuning.partition_chunks = chunks;
                 for (int threads : {chunks, 2 * chunks}) {
-                    be.line_tuning.threads_per_line = threads;
+                    const auto v = with([&](CudaPolicy& p) {
+                        p.lines.partitioned_from = 0;
+                        p.lines.partition_slots = slots;
+                        p.lines.partition_chunks = chunks;
+                        p.lines.threads_per_line = threads;
+                    });
                     for (Direction d : {Direction::x, Direction::y})
-                        time(std::string("line_relax ") + (d == Direction::x ? "x" : "y") + "-lines, partitioned, " +
-                                 std::to_string(chunks) + " chunks, " + std::to_string(threads) + " threads, " +
-                                 std::to_string(slots) + " slots",
-                             12, [&] { be.line_relax(A, b, x, y, d, T(0.7)); });
+                        time_on(*v, std::string("line_relax ") + (d == Direction::x ? "x" : "y") + "-lines, partitioned, " +
+                                        std::to_string(chunks) + " chunks, " + std::to_string(threads) + " threads, " +
+                                        std::to_string(slots) + " slots",
+                                12, [&] { v->line_relax(A, b, x, y, d, T(0.7)); });
                 }
             }
         }
-        be.line_tuning = {};
     }
     // Lines short enough for one warp each, against the cyclic reduction on the same lines.
     if (std::max(mx, my) <= warp_line_max) {
         for (int up_to : {warp_line_max, 0}) {
-            be.line_tuning.warp_lines_up_to = up_to;
+            const auto v = with([&](CudaPolicy& p) { p.lines.warp_lines_up_to = up_to; });
             for (Direction d : {Direction::x, Direction::y}) {
                 const std::string op = std::string("line_relax ") + (d == Direction::x ? "x" : "y") + "-lines, " +
                                        (up_to ? "one warp per line" : "cyclic reduction");
-                time(op, 12, [&] { be.line_relax(A, b, x, y, d, T(0.7)); });
+                time_on(*v, op, 12, [&] { v->line_relax(A, b, x, y, d, T(0.7)); });
             }
         }
-        be.line_tuning.warp_lines_up_to.reset();
     }
     // A solve's transfers: b up and x down, double on the host, through the pinned staging buffers.
     std::vector<double> host(n, 1.0);
@@ -180,13 +188,12 @@ std::vector<Timing> measure(CudaBackend& be, const NineBands<double>& A_host, co
         be.download(b, host);
     });
     for (std::size_t mib : {1, 4, 16, 64}) {
-        be.force_transfer_chunk_bytes(mib << 20);
-        time("upload + download (host double), chunks of " + std::to_string(mib) + " MiB", 2, [&] {
-            be.upload(host, b);
-            be.download(b, host);
+        const auto v = with([&](CudaPolicy& p) { p.transfer_chunk_bytes = mib << 20; });
+        time_on(*v, "upload + download (host double), chunks of " + std::to_string(mib) + " MiB", 2, [&] {
+            v->upload(host, b);
+            v->download(b, host);
         });
     }
-    be.force_transfer_chunk_bytes(std::nullopt);
     // The same from and into page-locked host memory (pinned_vector), as a solve does when the
     // caller's b and x live there: one DMA each way for double, the staging pipeline for float.
     {
@@ -207,15 +214,15 @@ std::vector<Timing> measure(CudaBackend& be, const NineBands<double>& A_host, co
             ADIMG_CUDA_CHECK(cudaMemcpyAsync(pinned, b.data(), n * sizeof(T), cudaMemcpyDeviceToHost, be.stream()));
         });
         time("host copy into pinned memory and back, no DMA", 2, [&] {
-            CudaBackend::convert_on_host(host.data(), pinned, n);
-            CudaBackend::convert_on_host(pinned, host.data(), n);
+            HostTransfers::convert_on_host(host.data(), pinned, n);
+            HostTransfers::convert_on_host(pinned, host.data(), n);
         });
         // b up without the pipeline: the host copy into pinned memory, then the DMA, with the
         // copy's stores through the caches or streaming past them (upload() streams).
-        for (auto stores : {CudaBackend::HostStores::cached, CudaBackend::HostStores::streaming}) {
-            const bool streaming = stores == CudaBackend::HostStores::streaming;
+        for (auto stores : {HostTransfers::HostStores::cached, HostTransfers::HostStores::streaming}) {
+            const bool streaming = stores == HostTransfers::HostStores::streaming;
             time(std::string("upload: host copy (") + (streaming ? "streaming" : "cached") + " stores), then the DMA", 1, [&] {
-                CudaBackend::convert_on_host(host.data(), pinned, n, stores);
+                HostTransfers::convert_on_host(host.data(), pinned, n, stores);
                 ADIMG_CUDA_CHECK(cudaMemcpyAsync(b.data(), pinned, n * sizeof(T), cudaMemcpyHostToDevice, be.stream()));
             });
         }
@@ -226,11 +233,10 @@ std::vector<Timing> measure(CudaBackend& be, const NineBands<double>& A_host, co
     // The defect restricted: fused into one pass against a defect and a restriction (the minimum
     // is that of the fused pass: bands, b and x read once, the coarse grid written).
     for (bool fused : {true, false}) {
-        be.fused_restriction = fused;
-        time(fused ? "restrict_defect (fused)" : "restrict_defect (defect, then restrict_to)", 11.25,
-             [&] { be.restrict_defect(A, b, x, y, sx, sy, coarse); });
+        const auto v = with([&](CudaPolicy& p) { p.fused_restriction = fused; });
+        time_on(*v, fused ? "restrict_defect (fused)" : "restrict_defect (defect, then restrict_to)", 11.25,
+                [&] { v->restrict_defect(A, b, x, y, sx, sy, coarse); });
     }
-    be.fused_restriction.reset();
     time("axpy", 3, [&] { be.axpy(0.5, x, y); });
     time("dot (with host sync)", 2, [&] { be.dot(x, y); });
     // The refinement loop's update and next defect (a float correction, as in a mixed solve):
@@ -256,6 +262,15 @@ std::vector<Timing> measure(CudaBackend& be, const NineBands<double>& A_host, co
 template <class T>
 void cycle_timings(CudaBackend& be, int level, std::vector<Timing>& out) {
     SolverOptions options;
+    // The cycle on a backend with another policy.
+    auto cycle_with = [&](const std::string& row, const std::function<void(CudaPolicy&)>& change) {
+        CudaPolicy policy;
+        change(policy);
+        CudaBackend v(policy);
+        Multigrid<CudaBackend, T> mg(v, rediscretized_hierarchy(builtin_case("A2"), level, options.coarse_level), options);
+        v.fill(mg.rhs(), T(1));
+        out.push_back({row, bench::median_ms(v.stream(), 5, 5, [&] { mg.cycle(); }), 0});
+    };
     const Hierarchy h = rediscretized_hierarchy(builtin_case("A2"), level, options.coarse_level);
     Multigrid<CudaBackend, T> mg(be, h, options);
     be.fill(mg.rhs(), T(1));
@@ -272,71 +287,49 @@ void cycle_timings(CudaBackend& be, int level, std::vector<Timing>& out) {
     out.push_back({"V-cycle + defect norm (digits mode)", bench::median_ms(be.stream(), 5, 5, [&] { mg.cycle(); mg.defect_norm(); }), 0});
     // The same cycle recorded with plain launches: each kernel is scheduled only once the one
     // before it has finished (what programmatic dependent launch saves).
-    const bool programmatic = be.programmatic_launch;
-    be.programmatic_launch = false;
-    {
-        Multigrid<CudaBackend, T> plain(be, h, options);
-        be.fill(plain.rhs(), T(1));
-        out.push_back({"V-cycle, plain launches", bench::median_ms(be.stream(), 5, 5, [&] { plain.cycle(); }), 0});
-    }
-    be.programmatic_launch = programmatic;
+    cycle_with("V-cycle, plain launches", [](CudaPolicy& p) { p.programmatic_launch = false; });
+    cycle_with("V-cycle, no graph", [](CudaPolicy& p) { p.graphs = false; });
     // Where a cycle's time goes: the same cycle on hierarchies with a coarser finest level (the
     // difference between two rows is one level's work, launches included; the first row is the
     // direct solve alone).
-    auto per_level = [&](const std::string& note) {
+    auto per_level = [&](CudaBackend& on, const std::string& note) {
         if (level > 10) return;
         for (int finest = options.coarse_level; finest < level; ++finest) {
-            Multigrid<CudaBackend, T> smaller(be, rediscretized_hierarchy(builtin_case("A2"), finest, options.coarse_level),
+            Multigrid<CudaBackend, T> smaller(on, rediscretized_hierarchy(builtin_case("A2"), finest, options.coarse_level),
                                               options);
-            be.fill(smaller.rhs(), T(1));
+            on.fill(smaller.rhs(), T(1));
             out.push_back({"V-cycle, finest level " + std::to_string(finest) + note,
-                           bench::median_ms(be.stream(), 5, 5, [&] { smaller.cycle(); }), 0});
+                           bench::median_ms(on.stream(), 5, 5, [&] { smaller.cycle(); }), 0});
         }
     };
-    per_level("");
+    per_level(be, "");
     // Short lines by one warp each up to 129, 257 or 513 unknowns, or none (the rows above use
     // the backend's choice); the per-level rows again with every line by cyclic reduction.
-    for (int up_to : {0, 129, 257, 513}) {
-        be.line_tuning.warp_lines_up_to = up_to;
-        Multigrid<CudaBackend, T> lines(be, h, options);
-        be.fill(lines.rhs(), T(1));
-        out.push_back({"V-cycle, one warp per line up to " + std::to_string(up_to) + " unknowns",
-                       bench::median_ms(be.stream(), 5, 5, [&] { lines.cycle(); }), 0});
+    for (int up_to : {0, 129, 257, 513})
+        cycle_with("V-cycle, one warp per line up to " + std::to_string(up_to) + " unknowns",
+                   [&](CudaPolicy& p) { p.lines.warp_lines_up_to = up_to; });
+    {
+        CudaPolicy no_warps;
+        no_warps.lines.warp_lines_up_to = 0;
+        CudaBackend v(no_warps);
+        per_level(v, ", every line by cyclic reduction");
     }
-    be.line_tuning.warp_lines_up_to = 0;
-    per_level(", every line by cyclic reduction");
-    be.line_tuning.warp_lines_up_to.reset();
     // Lines of at least 257, 513, 1025 or 2049 unknowns by the partition method, or none (the
     // rows above use the backend's choice).
-    for (int from : {257, 513, 1025, 2049, 1 << 30}) {
-        be.line_tuning.partitioned_from = from;
-        Multigrid<CudaBackend, T> partitioned(be, h, options);
-        be.fill(partitioned.rhs(), T(1));
-        out.push_back({from == 1 << 30 ? std::string("V-cycle, no line by the partition method")
-                                       : "V-cycle, partitioned lines from " + std::to_string(from) + " unknowns",
-                       bench::median_ms(be.stream(), 5, 5, [&] { partitioned.cycle(); }), 0});
-    }
-    be.line_tuning.partitioned_from.reset();
+    for (int from : {257, 513, 1025, 2049, 1 << 30})
+        cycle_with(from == 1 << 30 ? std::string("V-cycle, no line by the partition method")
+                                   : "V-cycle, partitioned lines from " + std::to_string(from) + " unknowns",
+                   [&](CudaPolicy& p) { p.lines.partitioned_from = from; });
     // y-lines by cyclic reduction in place, 1 to 8 per block, or by transposing the grid (0).
-    for (int lines : {0, 1, 2, 4, 8}) {
-        be.line_tuning.y_lines_per_block = lines;
-        Multigrid<CudaBackend, T> grouped(be, h, options);
-        be.fill(grouped.rhs(), T(1));
-        out.push_back({lines ? "V-cycle, y-lines in place, up to " + std::to_string(lines) + " per block"
-                             : std::string("V-cycle, y-lines transposed"),
-                       bench::median_ms(be.stream(), 5, 5, [&] { grouped.cycle(); }), 0});
-    }
-    be.line_tuning.y_lines_per_block.reset();
+    for (int lines : {0, 1, 2, 4, 8})
+        cycle_with(lines ? "V-cycle, y-lines in place, up to " + std::to_string(lines) + " per block"
+                         : std::string("V-cycle, y-lines transposed"),
+                   [&](CudaPolicy& p) { p.lines.y_lines_per_block = lines; });
     // The defect and restriction fused on every level, and on none (by default only on grids of
     // at least 2049² (float) or 4097² (double) nodes).
-    for (bool fused : {true, false}) {
-        be.fused_restriction = fused;
-        Multigrid<CudaBackend, T> forced(be, h, options);
-        be.fill(forced.rhs(), T(1));
-        out.push_back({fused ? "V-cycle, defect and restriction fused on every level" : "V-cycle, defect and restriction fused on none",
-                       bench::median_ms(be.stream(), 5, 5, [&] { forced.cycle(); }), 0});
-    }
-    be.fused_restriction.reset();
+    for (bool fused : {true, false})
+        cycle_with(fused ? "V-cycle, defect and restriction fused on every level" : "V-cycle, defect and restriction fused on none",
+                   [&](CudaPolicy& p) { p.fused_restriction = fused; });
 }
 
 }  // namespace

@@ -8,7 +8,7 @@
 
 #include "gpu_timer.cuh"
 
-#include "../src/cuda/cuda_backend.cuh"
+#include "batch_solve.cuh"
 
 #include <cusparse.h>
 
@@ -37,7 +37,7 @@ struct Row {
     double partitioned_ms;  // the partition method, best chunks and threads
     int chunks, partitioned_threads;
     double partitioned_difference;  // max |x_partitioned - x_CR| / max |x_CR|
-    bool partitioned_raw;           // the best staged each system by cp.async (partitioned_line_solve.hpp, RawLine)
+    bool partitioned_raw;           // the best staged each system by cp.async (src/lines/partition_method.hpp, RawLine)
 };
 
 int fixed_threads = 0;  // --threads: measure one block size instead of sweeping
@@ -73,12 +73,12 @@ Row measure(CudaBackend& be, cusparseHandle_t handle, int n, int batch, double c
     int best_threads = 0;
     CrStaging best_staging = CrStaging::all;
     for (CrStaging staging : all_cr_stagings) {
-        if (make_cr_layout(n, sizeof(T), staging).words * sizeof(T) > be.shared_bytes_per_block()) continue;
+        if (make_cr_layout(n, sizeof(T), staging).words * sizeof(T) > be.launcher().shared_limit()) continue;
         for (int threads : {64, 128, 256, 384, 512, 768, 1024}) {
             if (fixed_threads && threads != fixed_threads) continue;
             const double ms = bench::median_ms(s, samples, repeats, [&] {
                 restore();
-                be.solve_batch(da, db, dc, x, n, batch, threads, staging);
+                bench::solve_batch(be, da, db, dc, x, n, batch, {threads, staging});
             }) - copy_ms;
             std::fprintf(stderr, "  %s n=%d, %d threads per line, level 0 staged: %s: %.4f ms\n",
                          sizeof(T) == 4 ? "float" : "double", n, threads, to_string(staging), ms);
@@ -87,9 +87,9 @@ Row measure(CudaBackend& be, cusparseHandle_t handle, int n, int batch, double c
     }
     automatic = bench::median_ms(s, samples, repeats, [&] {
         restore();
-        be.solve_batch(da, db, dc, x, n, batch);
+        bench::solve_batch(be, da, db, dc, x, n, batch);
     }) - copy_ms;
-    // The partition method (partitioned_line_solve.hpp), chunks and threads swept; its solution
+    // The partition method (src/lines/partition_method.hpp), chunks and threads swept; its solution
     // is checked against the cyclic reduction's.
     auto solution = [&] {
         std::vector<T> h(total);
@@ -98,7 +98,7 @@ Row measure(CudaBackend& be, cusparseHandle_t handle, int n, int batch, double c
         return h;
     };
     restore();
-    be.solve_batch(da, db, dc, x, n, batch);
+    bench::solve_batch(be, da, db, dc, x, n, batch);
     const std::vector<T> reference = solution();
     double scale = 0;
     for (T value : reference) scale = std::max(scale, std::abs(double(value)));
@@ -108,15 +108,13 @@ Row measure(CudaBackend& be, cusparseHandle_t handle, int n, int batch, double c
     for (bool raw : {false, true})
     for (int slots : {2, 8})
     for (int chunks : {32, 64, 128, 256}) {
-        if (chunks > n / 2 || make_partition_layout<T>(n, chunks, 8, raw).words() * sizeof(T) > be.shared_bytes_per_block()) continue;
+        if (chunks > n / 2 || make_partition_layout<T>(n, chunks, 8, raw).words() * sizeof(T) > be.launcher().shared_limit()) continue;
         if (fixed_chunks && chunks != fixed_chunks) continue;
-        be.line_tuning.partition_slots = slots;
-        be.line_tuning.batch_staged_raw = raw;
         for (int threads : {chunks, 2 * chunks}) {
             if (threads < 64 || (fixed_threads && threads != fixed_threads)) continue;
             const double ms = bench::median_ms(s, samples, repeats, [&] {
                 restore();
-                be.solve_batch(da, db, dc, x, n, batch, threads, std::nullopt, chunks);
+                bench::solve_batch(be, da, db, dc, x, n, batch, {threads, std::nullopt, chunks, slots, raw});
             }) - copy_ms;
             double diff = 0;
             const std::vector<T> mine = solution();
@@ -130,8 +128,6 @@ Row measure(CudaBackend& be, cusparseHandle_t handle, int n, int batch, double c
             if (ms < partitioned) partitioned = ms, best_chunks = chunks, best_partitioned_threads = threads, best_raw = raw;
         }
     }
-    be.line_tuning.partition_slots.reset();
-    be.line_tuning.batch_staged_raw.reset();
     check(cusparseSetStream(handle, s), "cusparseSetStream");
     std::size_t buffer_bytes = 0;
     if constexpr (std::is_same_v<T, float>)
@@ -218,7 +214,7 @@ int main(int argc, char** argv) {
         }
         for (int n : lengths) {
             for (int precision = 0; precision < 2; ++precision) {
-                if (precision == 1 && n > be.longest_line<double>()) continue;
+                if (precision == 1 && n > be.lines().longest_line<double>()) continue;
                 const int batch = n;
                 std::fprintf(stderr, "measuring %s n=%d ...\n", precision ? "double" : "float", n);
                 const Row r = precision ? measure<double>(be, handle, n, batch, copy_bw) : measure<float>(be, handle, n, batch, copy_bw);

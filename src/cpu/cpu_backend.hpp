@@ -1,9 +1,11 @@
 #pragma once
-// The CPU backend: the operations of the generic solver (src/solver/multigrid.hpp) on host memory,
-// parallelised with OpenMP. It is the reference every CUDA kernel is tested against, so each
+// The CPU backend: the operations of the backend contract (src/solver/backend.hpp) on host
+// memory, parallelised with OpenMP. It is the reference every CUDA kernel is tested against, so each
 // operation is the plain loop around the shared formula in <adimg/stencil.hpp>.
 
 #include <adimg/nine_bands.hpp>
+
+#include "../solver/backend.hpp"
 #include "../solver/stencil.hpp"
 
 #include "../solver/scalar_ratio.hpp"
@@ -13,7 +15,6 @@
 #include <cstddef>
 #include <limits>
 #include <string>
-#include <tuple>
 #include <vector>
 
 namespace adimg {
@@ -56,11 +57,9 @@ public:
     }
     template <class T>
     static std::size_t bytes(const matrix<T>& A) { return A.values.size() * sizeof(T); }
-    /// Bytes the backend holds besides the levels: jacobi_steps()'s workspace (the line sweeps
-    /// allocate their small per-thread buffers for the duration of a sweep).
-    std::size_t workspace_bytes() const {
-        return std::get<0>(workspace_).size() * sizeof(float) + std::get<1>(workspace_).size() * sizeof(double);
-    }
+    /// Bytes the backend holds besides the levels: none (the line sweeps allocate their small
+    /// per-thread buffers for the duration of a sweep).
+    std::size_t workspace_bytes() const { return 0; }
 
     // --- stencil operations -----------------------------------------------------------------
     /// d = b - A x
@@ -78,25 +77,30 @@ public:
     /// x_out = x_in + omega D^-1 (b - A x_in)
     template <class T>
     void jacobi(const matrix<T>& A, const vector<T>& b, const vector<T>& x_in, vector<T>& x_out, T omega) {
-        jacobi_into(A, b, x_in.data(), x_out.data(), omega);
+        const BandsView<T> Av = view(A);
+#pragma omp parallel for schedule(static) if(parallel_worth(A.rows()))
+        for (int j = 0; j < A.my; ++j)
+            for (int i = 0; i < A.mx; ++i) {
+                const std::size_t p = static_cast<std::size_t>(j) * A.mx + i;
+                x_out[p] = jacobi_update(x_in[p], b[p], row_product<T>(Av, x_in.data(), i, j), Av(C, p), omega);
+            }
     }
 
-    /// `steps` Jacobi steps from x_in into x_out (x_in is left as is), alternating between x_out
-    /// and a workspace vector so that the last lands in x_out. The CUDA backend fuses two into one
-    /// pass over memory on large grids; here any number is one call.
+    /// y = A x
     template <class T>
-    int jacobi_steps_per_pass(const matrix<T>& /*A*/) const { return std::numeric_limits<int>::max(); }
+    void multiply(const matrix<T>& A, const vector<T>& x, vector<T>& y) {
+        const BandsView<T> Av = view(A);
+#pragma omp parallel for schedule(static) if(parallel_worth(A.rows()))
+        for (int j = 0; j < A.my; ++j)
+            for (int i = 0; i < A.mx; ++i)
+                y[static_cast<std::size_t>(j) * A.mx + i] = row_product<T>(Av, x.data(), i, j);
+    }
+
+    /// `steps` Jacobi steps on x in place, one pass over memory each, alternating with work.
     template <class T>
-    void jacobi_steps(const matrix<T>& A, const vector<T>& b, const vector<T>& x_in, vector<T>& x_out, T omega,
-                      int steps) {
-        std::vector<T>& other = std::get<std::vector<T>>(workspace_);
-        if (steps > 1 && other.size() < x_in.size()) other.resize(x_in.size());
-        const T* from = x_in.data();
-        for (int s = 0; s < steps; ++s) {
-            T* to = (steps - 1 - s) % 2 == 0 ? x_out.data() : other.data();
-            jacobi_into(A, b, from, to, omega);
-            from = to;
-        }
+    void jacobi_steps(const matrix<T>& A, const vector<T>& b, vector<T>& x, vector<T>& work, T omega, int steps) {
+        in_place_passes(x, work, steps, [&](int, const vector<T>& from, vector<T>& to) { jacobi(A, b, from, to, omega); },
+                        [&](const vector<T>& from, vector<T>& to) { copy(from, to); });
     }
 
     /// One four-colour Gauss–Seidel sweep in place: colours (0,0), (1,0), (0,1), (1,1) as
@@ -164,6 +168,17 @@ public:
                     }
             }
         }
+    }
+
+    /// `steps` ADI half-steps on x in place, x-lines first, alternating with work.
+    template <class T>
+    void adi_steps(const matrix<T>& A, const vector<T>& b, vector<T>& x, vector<T>& work, T omega, int steps) {
+        in_place_passes(
+            x, work, steps,
+            [&](int s, const vector<T>& from, vector<T>& to) {
+                line_relax(A, b, from, to, s % 2 == 0 ? Direction::x : Direction::y, omega);
+            },
+            [&](const vector<T>& from, vector<T>& to) { copy(from, to); });
     }
 
     // --- grid transfer ----------------------------------------------------------------------
@@ -235,6 +250,10 @@ public:
     void fill(vector<T>& v, T value) {
         std::fill(v.begin(), v.end(), value);
     }
+    template <class T>
+    void copy(const vector<T>& src, vector<T>& dst) {
+        std::copy(src.begin(), src.end(), dst.begin());
+    }
     /// y += alpha x, converting x to y's precision.
     template <class S, class T>
     void axpy(double alpha, const vector<S>& x, vector<T>& y) {
@@ -287,27 +306,12 @@ public:
         xpay(x, scalar_ratio(*num, *num_minus, *den), y);
     }
 
-    /// Runs `body`; the CUDA backend records it once and replays it as a graph.
+    /// Nothing to record: replay() runs the body.
+    struct Recording {};
     template <class Body>
-    void replay(const void* /*key*/, Body&& body) {
+    void replay(Recording&, Body&& body) {
         body();
     }
-    void forget(const void* /*key*/) {}
-
-private:
-    /// x_out = x_in + omega D^-1 (b - A x_in), on raw arrays (jacobi() and jacobi_steps()).
-    template <class T>
-    void jacobi_into(const matrix<T>& A, const vector<T>& b, const T* x_in, T* x_out, T omega) {
-        const BandsView<T> Av = view(A);
-#pragma omp parallel for schedule(static) if(parallel_worth(A.rows()))
-        for (int j = 0; j < A.my; ++j)
-            for (int i = 0; i < A.mx; ++i) {
-                const std::size_t p = static_cast<std::size_t>(j) * A.mx + i;
-                x_out[p] = jacobi_update(x_in[p], b[p], row_product<T>(Av, x_in, i, j), Av(C, p), omega);
-            }
-    }
-
-    std::tuple<std::vector<float>, std::vector<double>> workspace_;  // every other step of jacobi_steps()
 };
 
 }  // namespace adimg

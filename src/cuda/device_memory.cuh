@@ -4,6 +4,8 @@
 #include <adimg/error.hpp>
 #include <adimg/nine_bands.hpp>
 
+#include "../solver/bands_view.hpp"
+
 #include <cuda_runtime.h>
 
 #include <cstddef>

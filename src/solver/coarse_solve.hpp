@@ -51,7 +51,6 @@ public:
         pcg_->solve(A, b, x);
     }
 
-    bool direct() const { return inverse_.has_value(); }
     /// Device (or host) bytes of the inverse; zero with PCG.
     long long bytes() const { return inverse_ ? static_cast<long long>(inverse_->size() * sizeof(double)) : 0; }
 

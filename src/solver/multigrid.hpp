@@ -1,10 +1,12 @@
 #pragma once
-// The multigrid V-cycle, written once for every backend and precision (DESIGN.md §3).
+// The multigrid V-cycle, written once for every backend and precision (docs/design.md §4), on
+// the operations of the backend contract (backend.hpp).
 
 #include <adimg/hierarchy.hpp>
 #include <adimg/options.hpp>
 #include <adimg/report.hpp>
 
+#include "backend.hpp"
 #include "coarse_solve.hpp"
 
 #include <algorithm>
@@ -16,8 +18,8 @@ namespace adimg {
 /// The level hierarchy in the backend's memory, in precision T, and the V-cycle on it.
 ///
 /// Each level holds its matrix, its split positions toward the next finer level, and the vectors
-/// x (iterate), b (right-hand side), d (defect) and scratch (the second buffer of the smoothers
-/// that write out of place). The finest level's b and x are the cycle's input and output.
+/// x (iterate), b (right-hand side), d (defect) and work (what the smoothers that write out of
+/// place may use). The finest level's b and x are the cycle's input and output.
 template <class Backend, class T>
 class Multigrid {
 public:
@@ -60,10 +62,11 @@ public:
     Vector& solution() { return levels_.back().x; }
     const Matrix& finest_matrix() const { return levels_.back().A; }
 
-    /// One V-cycle on the finest level: x <- x + MG (b - A x). Nothing in it waits for the host,
-    /// so a backend may record it once and replay it (the CUDA backend as a graph).
+    /// One V-cycle on the finest level: x <- x + MG (b - A x). Nothing in it waits for the host
+    /// and it uses the same buffers every time, so a backend may record it once and replay it
+    /// (the CUDA backend as a graph).
     void cycle() {
-        be_.replay(this, [this] { record_cycle(); });
+        be_.replay(recording_, [this] { one_cycle(); });
     }
 
     /// ||b - A x|| on the finest level, leaving the defect in d.
@@ -85,7 +88,7 @@ public:
     }
 
 private:
-    void record_cycle() {
+    void one_cycle() {
         const std::size_t finest = levels_.size() - 1;
         for (std::size_t l = finest; l > 0; --l) {
             Level& level = levels_[l];
@@ -108,7 +111,7 @@ private:
         int level, mx, my;
         Matrix A;
         Vector split_x, split_y;
-        Vector x, b, d, scratch;
+        Vector x, b, d, work;
     };
 
     Vector upload(const std::vector<double>& host) {
@@ -117,37 +120,19 @@ private:
         return v;
     }
 
-    /// `steps` smoothing steps; an ADI application (x-lines, then y-lines) counts as two. Jacobi
-    /// steps go as many per call as the backend takes on this grid (two in one pass over memory
-    /// on the GPU's large grids). The out-of-place smoothers swap x and scratch after each call;
-    /// after an odd number of swaps the result is copied back, so that x is the same buffer at
-    /// every call (a recorded cycle replays with fixed buffers).
+    /// `steps` smoothing steps in place; an ADI application (x-lines, then y-lines) counts as two.
     void smooth(Level& level, int steps) {
-        int swaps = 0;
-        for (int s = 0; s < steps; ++s) {
-            switch (options_.smoother) {
-            case Smoother::jacobi: {
-                const int fused = std::min(steps - s, be_.jacobi_steps_per_pass(level.A));
-                be_.jacobi_steps(level.A, level.b, level.x, level.scratch, T(options_.omega), fused);
-                s += fused - 1;
-                std::swap(level.x, level.scratch);
-                ++swaps;
-                break;
-            }
-            case Smoother::gauss_seidel:
-                be_.gauss_seidel(level.A, level.b, level.x);
-                break;
-            case Smoother::adi:
-                be_.line_relax(level.A, level.b, level.x, level.scratch, s % 2 == 0 ? Direction::x : Direction::y,
-                               T(options_.line_omega));
-                std::swap(level.x, level.scratch);
-                ++swaps;
-                break;
-            }
-        }
-        if (swaps % 2 == 1) {
-            std::swap(level.x, level.scratch);
-            be_.scale_convert(1.0, level.scratch, level.x);
+        if (steps == 0) return;
+        switch (options_.smoother) {
+        case Smoother::jacobi:
+            be_.jacobi_steps(level.A, level.b, level.x, level.work, T(options_.omega), steps);
+            break;
+        case Smoother::gauss_seidel:
+            for (int s = 0; s < steps; ++s) be_.gauss_seidel(level.A, level.b, level.x);
+            break;
+        case Smoother::adi:
+            be_.adi_steps(level.A, level.b, level.x, level.work, T(options_.line_omega), steps);
+            break;
         }
     }
 
@@ -155,11 +140,11 @@ private:
     SolverOptions options_;
     std::vector<Level> levels_;
     CoarseSolve<Backend, T> coarse_;
+    typename Backend::Recording recording_;  ///< the cycle as the backend replays it
 
 public:
     Multigrid(const Multigrid&) = delete;
     Multigrid& operator=(const Multigrid&) = delete;
-    ~Multigrid() { be_.forget(this); }
 };
 
 }  // namespace adimg

@@ -42,15 +42,15 @@ public:
         double *rz = s, *rz_next = s + 1, *pq = s + 2, *r_z_old = s + 3;
         be_.defect(A, b, x, r_);
         precondition(A);
-        be_.scale_convert(1.0, z_, p_);
+        be_.copy(z_, p_);
         be_.dot(r_, z_, rz);
         for (int it = 0; it < iterations_; ++it) {
-            be_.defect(A, zero_, p_, q_);  // q = -A p: the defect of p against a zero right-hand side
-            be_.dot(p_, q_, pq);           // -p·Ap
-            be_.axpy_ratio(rz, pq, -1.0, p_, x);  // x += alpha p, alpha = rz / p·Ap
+            be_.multiply(A, p_, q_);             // q = A p
+            be_.dot(p_, q_, pq);                 // p·Ap
+            be_.axpy_ratio(rz, pq, 1.0, p_, x);   // x += alpha p, alpha = rz / p·Ap
             be_.axpy_ratio(rz, pq, -1.0, q_, r_);  // r -= alpha A p
             if (it + 1 == iterations_) break;
-            be_.scale_convert(1.0, z_, z_old_);
+            be_.copy(z_, z_old_);
             precondition(A);
             be_.dot(r_, z_, rz_next);
             be_.dot(r_, z_old_, r_z_old);
@@ -76,7 +76,7 @@ private:
     CoarsePreconditioner preconditioner_;
     int iterations_;
     Vector r_, z_, z_old_, p_, q_, zero_;
-    typename Backend::template vector<double> scalars_;  // rz, rz_next, p·q, r·z_old
+    typename Backend::template vector<double> scalars_;  // rz, rz_next, p·Ap, r·z_old
 };
 
 }  // namespace adimg

@@ -1,7 +1,9 @@
 // Every CUDA operation against the CPU backend on random data: both precisions, grid sizes at
-// warp and bank edges, non-square grids, outputs poisoned with NaN before each run.
+// warp and bank edges, non-square grids, outputs poisoned with NaN before each run; and the line
+// solvers of src/lines on batches of systems (bench/batch_solve.cuh) against Thomas.
 
 #include "../../src/cpu/cpu_backend.hpp"
+#include "../../bench/batch_solve.cuh"
 #include "../../src/cuda/cuda_backend.cuh"
 #include "../thomas.hpp"
 
@@ -101,8 +103,8 @@ const std::pair<int, int> coarsenable[] = {{3, 3}, {33, 17}, {65, 129}, {257, 33
 
 }  // namespace
 
-TEMPLATE_TEST_CASE("CUDA defect, Jacobi (one step, and two fused) and Gauss-Seidel equal the CPU backend", "[gpu]", float,
-                   double) {
+TEMPLATE_TEST_CASE("CUDA defect, product, Jacobi (one to five steps in place, two fused per pass) and Gauss-Seidel equal the CPU backend",
+                   "[gpu]", float, double) {
     using T = TestType;
     std::mt19937 rng(11);
     CpuBackend cpu;
@@ -126,16 +128,22 @@ TEMPLATE_TEST_CASE("CUDA defect, Jacobi (one step, and two fused) and Gauss-Seid
         cpu.defect(A_cpu, b_cpu, x_cpu, d_cpu);
         CHECK(difference(host(d_gpu), as_double(d_cpu)) < tolerance<T>());
 
-        // One step (the plain kernel, which PCG uses too), and two in one pass: strips of 124
-        // columns and bands of rows, cut by the grids' edges.
-        for (int steps = 1; steps <= kernels::max_fused_jacobi_steps; ++steps) {
-            INFO(steps << " steps in one pass");
-            auto fused_gpu = poisoned<T>(n);
-            gpu().jacobi_steps(A_gpu, b_gpu, x_gpu, fused_gpu, T(0.7), steps);
-            std::vector<T> fused_cpu(n);
-            cpu.jacobi_steps(A_cpu, b_cpu, x_cpu, fused_cpu, T(0.7), steps);
+        auto y_gpu = poisoned<T>(n);
+        gpu().multiply(A_gpu, x_gpu, y_gpu);
+        std::vector<T> y_cpu(n);
+        cpu.multiply(A_cpu, x_cpu, y_cpu);
+        CHECK(difference(host(y_gpu), as_double(y_cpu)) < tolerance<T>());
+
+        // One step (the plain kernel, which PCG uses too), and passes of two on large grids:
+        // strips of 124 columns and bands of rows, cut by the grids' edges; an odd count ends
+        // with a single step, and an odd count of passes with a copy back into x.
+        for (int steps = 1; steps <= 5; ++steps) {
+            INFO(steps << " steps in place");
+            auto fused_gpu = device<T>(x), work_gpu = poisoned<T>(n);
+            gpu().jacobi_steps(A_gpu, b_gpu, fused_gpu, work_gpu, T(0.7), steps);
+            std::vector<T> fused_cpu = x_cpu, work_cpu(n);
+            cpu.jacobi_steps(A_cpu, b_cpu, fused_cpu, work_cpu, T(0.7), steps);
             CHECK(difference(host(fused_gpu), as_double(fused_cpu)) < steps * tolerance<T>());
-            CHECK(host(x_gpu) == as_double(x_cpu));  // the input is left as is
         }
 
         auto g_gpu = device<T>(x);
@@ -153,39 +161,47 @@ TEMPLATE_TEST_CASE("CUDA ADI line sweeps (cyclic reduction, one warp per short l
     CpuBackend cpu;
     // Every level-0 staging of the cyclic reduction, not only the one the backend picks, with
     // short lines by cyclic reduction too; y-lines 1, 2, 4 and 8 per block in place, and by
-    // transposing the grid; then every line that fits one warp solved by one. The backend is
-    // shared by all tests, so its choices come back even if a REQUIRE throws.
-    struct RestoreChoice {
-        ~RestoreChoice() { gpu().line_tuning = {}; }
-    } restore;
-    // Cyclic reduction for every line, however long (no partition method); then the backend's
-    // own choices for each line length.
+    // transposing the grid; then the backend's own choices for each line length, where every
+    // line that fits one warp is solved by one. Each policy gets a backend of its own.
     constexpr int no_partition = std::numeric_limits<int>::max();
-    std::vector<CudaBackend::LineTuning> solvers;
-    for (CrStaging staging : all_cr_stagings) solvers.push_back({staging, 0, std::nullopt, std::nullopt, no_partition});
-    for (int lines : {0, 1, 2, 4, 8}) solvers.push_back({std::nullopt, 0, lines, std::nullopt, no_partition});
+    std::vector<LinePolicy> solvers;
+    auto policy = [](std::optional<CrStaging> staging, int warp_up_to, std::optional<int> y_lines, int partitioned_from,
+                     std::optional<int> chunks = {}, int slots = 2) {
+        LinePolicy p;
+        p.staging = staging;
+        p.warp_lines_up_to = warp_up_to;
+        p.y_lines_per_block = y_lines;
+        p.partitioned_from = partitioned_from;
+        p.partition_chunks = chunks;
+        p.partition_slots = slots;
+        return p;
+    };
+    for (CrStaging staging : all_cr_stagings) solvers.push_back(policy(staging, 0, std::nullopt, no_partition));
+    for (int lines : {0, 1, 2, 4, 8}) solvers.push_back(policy(std::nullopt, 0, lines, no_partition));
     solvers.push_back({});
     // Every line by the partition method (y-lines transposed), 32 to 256 chunks per line.
     for (int chunks : {32, 64, 128, 256})
-        for (int slots : {2, 8}) solvers.push_back({std::nullopt, 0, 0, std::nullopt, 0, chunks, slots});
+        for (int slots : {2, 8}) solvers.push_back(policy(std::nullopt, 0, 0, 0, chunks, slots));
     // The warps' edges (lengths 544 and 545, slot counts), and y-lines of 4097, too long for 8
     // per block in shared memory (the backend then takes fewer).
     const std::pair<int, int> edges[] = {{544, 513}, {545, 96}, {97, 160}, {161, 288}, {9, 4097}};
     std::vector<std::pair<int, int>> sizes(std::begin(grids), std::end(grids));
     sizes.insert(sizes.end(), std::begin(edges), std::end(edges));
-    for (const CudaBackend::LineTuning& solver : solvers) {
-        gpu().line_tuning = solver;
+    for (const LinePolicy& solver : solvers) {
+        CudaPolicy with_lines;
+        with_lines.lines = solver;
+        CudaBackend be(with_lines);
+        const LineSweeps& lines_of = be.lines();
         for (auto [mx, my] : sizes) {
             for (Direction direction : {Direction::x, Direction::y}) {
                 const int length = direction == Direction::x ? mx : my;
-                const bool by_warp = length <= gpu().warp_lines_up_to();
-                const int lines = direction == Direction::x ? 1 : gpu().y_lines_per_block<T>(length, mx);
+                const bool by_warp = length <= lines_of.warp_lines_up_to();
+                const int lines = direction == Direction::x ? 1 : lines_of.y_lines_per_block<T>(length, mx);
                 const std::string method =
                     by_warp ? "one warp per line, " + std::to_string(warp_line_slots(length)) + " slots per lane"
-                    : lines <= 1 && gpu().partitioned<T>(length)
-                        ? "partition method, " + std::to_string(gpu().partition_chunks<T>(length)) + " chunks asked, " +
-                              (solver.partition_slots ? std::to_string(*solver.partition_slots) : std::string("the default")) +
-                              " slots per lane"
+                    : lines <= 1 && lines_of.partitioned<T>(length)
+                        ? "partition method, " + std::to_string(lines_of.partition_chunks<T>(length)) + " chunks asked, " +
+                              std::to_string(solver.partition_slots) + " slots per lane"
                         : std::string("cyclic reduction, level 0 staged: ") +
                               (solver.staging ? to_string(*solver.staging) : "the backend's choice") + ", " +
                               (lines ? std::to_string(lines) + " lines per block" : "transposed");
@@ -195,7 +211,7 @@ TEMPLATE_TEST_CASE("CUDA ADI line sweeps (cyclic reduction, one warp per short l
                 const std::size_t n = A.rows();
                 const std::vector<double> b = random_vector(n, rng), x = random_vector(n, rng);
                 auto out_gpu = poisoned<T>(n);
-                gpu().line_relax(gpu().make_matrix<T>(A), device<T>(b), device<T>(x), out_gpu, direction, T(0.7));
+                be.line_relax(be.make_matrix<T>(A), device<T>(b), device<T>(x), out_gpu, direction, T(0.7));
                 std::vector<T> out_cpu(n);
                 cpu.line_relax(cpu.make_matrix<T>(A), as<T>(b), as<T>(x), out_cpu, direction, T(0.7));
                 CHECK(difference(host(out_gpu), as_double(out_cpu)) < 10 * tolerance<T>());
@@ -230,15 +246,14 @@ TEMPLATE_TEST_CASE("CUDA restriction (also fused with the defect) and prolongati
         const std::vector<double> b = random_vector(fine.size(), rng);
         std::vector<T> d_cpu(fine.size()), rd_cpu(coarse.size());
         cpu.restrict_defect(cpu.make_matrix<T>(A), as<T>(b), as<T>(fine), d_cpu, as<T>(split_x), as<T>(split_y), rd_cpu);
-        struct RestoreFusion {  // the backend is shared by all tests
-            ~RestoreFusion() { gpu().fused_restriction.reset(); }
-        } restore;
         for (bool fused : {true, false}) {
             INFO((fused ? "fused" : "unfused") << " defect and restriction");
-            gpu().fused_restriction = fused;
+            CudaPolicy choice;
+            choice.fused_restriction = fused;
+            CudaBackend be(choice);
             auto rd_gpu = poisoned<T>(coarse.size());
             auto d_gpu = poisoned<T>(fine.size());
-            gpu().restrict_defect(gpu().make_matrix<T>(A), device<T>(b), device<T>(fine), d_gpu, sx, sy, rd_gpu);
+            be.restrict_defect(be.make_matrix<T>(A), device<T>(b), device<T>(fine), d_gpu, sx, sy, rd_gpu);
             CHECK(difference(host(rd_gpu), as_double(rd_cpu)) < 10 * tolerance<T>());
         }
 
@@ -332,24 +347,25 @@ TEMPLATE_TEST_CASE("CUDA dense product (the direct coarsest-grid solve) equals t
 TEST_CASE("transfers in chunks of any size round-trip exactly; a chunk smaller than an element is refused", "[gpu]") {
     std::mt19937 rng(16);
     const std::vector<double> h = random_vector(100003, rng);
-    struct RestoreChunks {  // the backend is shared by all tests
-        ~RestoreChunks() { gpu().force_transfer_chunk_bytes(std::nullopt); }
-    } restore;
     for (std::optional<std::size_t> chunk : {std::optional<std::size_t>(4096), std::optional<std::size_t>(4104),
                                              std::optional<std::size_t>(std::size_t(1) << 20), std::optional<std::size_t>()}) {
         INFO("chunks of " << (chunk ? std::to_string(*chunk) + " bytes" : std::string("the automatic size")));
-        gpu().force_transfer_chunk_bytes(chunk);
+        CudaPolicy policy;
+        policy.transfer_chunk_bytes = chunk;
+        CudaBackend be(policy);
         DeviceVector<double> d(h.size());
         DeviceVector<float> f(h.size());
         std::vector<double> back, back_float;
-        gpu().upload(h, d);
-        gpu().download(d, back);
+        be.upload(h, d);
+        be.download(d, back);
         CHECK(back == h);
-        gpu().upload(h, f);
-        gpu().download(f, back_float);
+        be.upload(h, f);
+        be.download(f, back_float);
         CHECK(back_float == as_double(as<float>(h)));
     }
-    CHECK_THROWS_WITH(gpu().force_transfer_chunk_bytes(0), Catch::Contains("at least 8"));
+    CudaPolicy empty_chunks;
+    empty_chunks.transfer_chunk_bytes = 0;
+    CHECK_THROWS_WITH(CudaBackend(empty_chunks), Catch::Contains("at least 8"));
 }
 
 TEST_CASE("transfers from and into pinned memory: one DMA for double, staged for float, same values either way", "[gpu]") {
@@ -358,27 +374,26 @@ TEST_CASE("transfers from and into pinned memory: one DMA for double, staged for
     const pinned_vector<double> source(h.begin(), h.end());
     REQUIRE(is_pinned(source.data()));
     CHECK_FALSE(is_pinned(h.data()));
-    struct RestoreStaging {  // the backend is shared by all tests
-        ~RestoreStaging() { gpu().force_staged_transfers(false); }
-    } restore;
     for (const bool staged : {false, true}) {
         INFO((staged ? "staged (forced)" : "direct"));
-        gpu().force_staged_transfers(staged);
+        CudaPolicy policy;
+        policy.staged_transfers = staged;
+        CudaBackend be(policy);
         DeviceVector<double> d(h.size());
         DeviceVector<float> f(h.size());
         pinned_vector<double> back(h.size(), std::numeric_limits<double>::quiet_NaN()),
             back_float(h.size(), std::numeric_limits<double>::quiet_NaN());
-        gpu().upload(source.data(), source.size(), d);
-        CHECK(gpu().last_transfer_direct() == !staged);
-        gpu().download(d, back.data());
-        CHECK(gpu().last_transfer_direct() == !staged);
+        be.upload(source.data(), source.size(), d);
+        CHECK(be.last_transfer_direct() == !staged);
+        be.download(d, back.data());
+        CHECK(be.last_transfer_direct() == !staged);
         CHECK(std::equal(back.begin(), back.end(), h.begin()));
-        gpu().upload(h.data(), h.size(), d);  // pageable memory: always staged
-        CHECK_FALSE(gpu().last_transfer_direct());
-        gpu().upload(source.data(), source.size(), f);
-        CHECK_FALSE(gpu().last_transfer_direct());  // float on the device: converted on the host
-        gpu().download(f, back_float.data());
-        CHECK_FALSE(gpu().last_transfer_direct());
+        be.upload(h.data(), h.size(), d);  // pageable memory: always staged
+        CHECK_FALSE(be.last_transfer_direct());
+        be.upload(source.data(), source.size(), f);
+        CHECK_FALSE(be.last_transfer_direct());  // float on the device: converted on the host
+        be.download(f, back_float.data());
+        CHECK_FALSE(be.last_transfer_direct());
         const std::vector<double> rounded = as_double(as<float>(h));
         CHECK(std::equal(back_float.begin(), back_float.end(), rounded.begin()));
     }
@@ -392,7 +407,7 @@ TEMPLATE_TEST_CASE("CUDA cyclic reduction and partition method agree with Thomas
     using T = TestType;
     std::mt19937 rng(15);
     std::uniform_real_distribution<double> u(0.1, 1.0), v(-1.0, 1.0);
-    const int longest = gpu().longest_line<T>();
+    const int longest = gpu().lines().longest_line<T>();
     std::vector<int> lengths = {1, 2, 31, 32, 33, 1000, longest};
     for (int n = 3; n <= longest; n = 2 * n - 1) lengths.push_back(n);
     // Each level-0 staging of the cyclic reduction (chunks 0), then the partition method with
@@ -409,10 +424,9 @@ TEMPLATE_TEST_CASE("CUDA cyclic reduction and partition method agree with Thomas
         for (int chunks : {1, 7, 32, 33, 64, 128, 256}) methods.push_back({CrStaging::all, chunks, raw});
     for (int n : lengths) {
         for (auto [staging, chunks, raw] : methods) {
-            if (chunks == 0 && make_cr_layout(n, sizeof(T), staging).words * sizeof(T) > gpu().shared_bytes_per_block()) continue;
-            if (chunks > 0 && (n < 2 || make_partition_layout<T>(n, chunks, 8).words() * sizeof(T) > gpu().shared_bytes_per_block()))
-                continue;
-            gpu().line_tuning.batch_staged_raw = raw;
+            const std::size_t shared = gpu().launcher().shared_limit();
+            if (chunks == 0 && make_cr_layout(n, sizeof(T), staging).words * sizeof(T) > shared) continue;
+            if (chunks > 0 && (n < 2 || make_partition_layout<T>(n, chunks, 8).words() * sizeof(T) > shared)) continue;
             INFO("line of " << n << " unknowns (longest " << longest << "), " << (sizeof(T) == 4 ? "float" : "double") << ", "
                             << (chunks ? "partition method, " + std::to_string(chunks) + " chunks asked, " +
                                              (raw ? "staged raw" : "loaded per equation")
@@ -428,7 +442,7 @@ TEMPLATE_TEST_CASE("CUDA cyclic reduction and partition method agree with Thomas
                     rhs[p] = v(rng);
                 }
             auto x = device<T>(rhs);
-            gpu().solve_batch(device<T>(a), device<T>(b), device<T>(c), x, n, batch, 0, staging, chunks);
+            bench::solve_batch(gpu(), device<T>(a), device<T>(b), device<T>(c), x, n, batch, {0, staging, chunks, 2, raw});
             const std::vector<double> result = host(x);
             for (int s = 0; s < batch; ++s) {
                 auto slice = [&](const std::vector<double>& w) {
@@ -439,11 +453,10 @@ TEMPLATE_TEST_CASE("CUDA cyclic reduction and partition method agree with Thomas
             }
         }
     }
-    gpu().line_tuning.batch_staged_raw.reset();
 }
 
 TEST_CASE("lines longer than shared memory holds fail with a message naming the limit", "[gpu]") {
-    const int too_long = gpu().longest_line<double>() + 1;
+    const int too_long = gpu().lines().longest_line<double>() + 1;
     NineBands<double> A(too_long, 3);
     for (std::size_t p = 0; p < A.rows(); ++p) A(C, p) = 1.0;
     DeviceVector<double> b(A.rows()), x(A.rows()), out(A.rows());

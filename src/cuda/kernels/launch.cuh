@@ -1,0 +1,39 @@
+#pragma once
+// What every kernel of the CUDA backend starts with, and the deterministic block sum of its
+// reductions.
+
+
+namespace adimg::kernels {
+
+/// Programmatic dependent launch (Hopper): the backend launches every kernel so that it may be
+/// scheduled while the previous kernel of the stream still runs, which hides most of the few
+/// microseconds between two dependent launches (the coarse levels of a V-cycle are little else).
+/// Every kernel therefore starts here: it waits until the previous kernel has finished and its
+/// writes are visible, then lets the next kernel be scheduled in turn. Both are no-ops for a
+/// plain launch and before sm_90.
+__device__ __forceinline__ void follow_previous_kernel() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+/// The sum of `value` over the block's `threads` threads (a power of two), in a fixed order, so
+/// that a reduction gives the same bits from run to run; valid in thread 0. `sums` is shared
+/// memory of `threads` doubles.
+__device__ __forceinline__ double block_sum(double value, double* sums, int t, int threads) {
+    sums[t] = value;
+    __syncthreads();
+    for (int s = threads / 2; s > 0; s /= 2) {
+        if (t < s) sums[t] += sums[t + s];
+        __syncthreads();
+    }
+    return sums[0];
+}
+
+/// A grid-stride loop over p < n: any grid covers any length.
+#define ADIMG_GRID_STRIDE(p, n) \
+    for (std::size_t p = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; p < (n); \
+         p += static_cast<std::size_t>(blockDim.x) * gridDim.x)
+
+}  // namespace adimg::kernels

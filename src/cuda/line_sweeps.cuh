@@ -1,0 +1,242 @@
+#pragma once
+// The ADI line sweeps on the device: which line solver each sweep uses (LinePolicy and the
+// device's shared memory decide), and its launch. Lines of up to warp_lines_up_to unknowns are
+// solved one warp each in registers, y-lines read in place. Longer x-lines run one per block
+// (partition method or cyclic reduction in shared memory); longer y-lines either several
+// adjacent ones per block, read in place (narrow grids), or as x-lines of the transposed grid:
+// b and x_in are transposed (tiled, coalesced), swept, and the result transposed back
+// (docs/performance.md, "Line solver choices").
+
+#include "device_memory.cuh"
+#include "kernels/line_sweeps.cuh"
+#include "kernels/transpose.cuh"
+#include "launcher.cuh"
+#include "policy.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <initializer_list>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <utility>
+
+namespace adimg {
+
+class LineSweeps {
+public:
+    LineSweeps(Launcher& launch, const LinePolicy& policy) : launch_(launch), policy_(policy) {}
+
+    /// One ADI half-step: every line of `direction` solved with the off-line couplings of x_in on
+    /// the right-hand side, and x_out = x_in + omega (solution - x_in).
+    template <class T>
+    void relax(const DeviceBands<T>& A, const T* b, const T* x_in, T* x_out, Direction direction, T omega) {
+        if ((direction == Direction::x ? A.mx : A.my) <= warp_lines_up_to()) {
+            relax_by_warps(A.view(), b, x_in, x_out, omega, direction);
+            return;
+        }
+        if (direction == Direction::x) {
+            relax_in_blocks(A.view(), b, x_in, x_out, omega, Direction::x, 1);
+            return;
+        }
+        if (const int group = y_lines_per_block<T>(A.my, A.mx); group > 0) {
+            relax_in_blocks(A.view(), b, x_in, x_out, omega, Direction::y, group);
+            return;
+        }
+        if (A.transposed.size() != A.values.size()) transpose_bands(A);
+        const std::size_t n = A.values.size() / 9;
+        T* bt = scratch<T>(0, n);
+        T* xt = scratch<T>(1, n);
+        T* yt = scratch<T>(2, n);
+        transpose<T>({{b, bt}, {x_in, xt}}, A.my, A.mx);
+        relax_in_blocks(A.transposed_view(), bt, xt, yt, omega, Direction::x, 1);
+        transpose<T>({{yt, x_out}}, A.mx, A.my);
+    }
+
+    /// Band (dx, dy) of the grid becomes band (dy, dx) of the transposed grid.
+    template <class T>
+    void transpose_bands(const DeviceBands<T>& A) {
+        if (A.transposed.size() != A.values.size()) A.transposed = DeviceVector<T>(A.values.size());
+        const std::size_t n = static_cast<std::size_t>(A.mx) * A.my;
+        auto band = [&](int k) {
+            return std::pair<const T*, T*>{A.values.data() + k * n, A.transposed.data() + band_index(band_dy(k), band_dx(k)) * n};
+        };
+        transpose<T>({band(0), band(1), band(2), band(3), band(4), band(5), band(6), band(7), band(8)}, A.my, A.mx);
+    }
+
+    /// Device bytes of the transposed sweeps' scratch vectors.
+    std::size_t workspace_bytes() const {
+        std::size_t total = 0;
+        for (const auto& v : std::get<0>(scratch_)) total += v.size() * sizeof(float);
+        for (const auto& v : std::get<1>(scratch_)) total += v.size() * sizeof(double);
+        return total;
+    }
+
+    // --- the choices, for the tests and benchmarks that check each path -------------------------
+    int warp_lines_up_to() const { return std::min(policy_.warp_lines_up_to, warp_line_max); }
+    /// Adjacent y-lines of `length` unknowns, on a grid of `columns` columns, solved by one
+    /// cyclic-reduction block in place; 0: the grid is transposed instead. Narrow grids are
+    /// launch-bound and sweep in place (one launch instead of three), float 4 lines per block,
+    /// double 1. The count is halved until one line's buffer with no level-0 staging fits shared
+    /// memory that many times.
+    template <class T>
+    int y_lines_per_block(int length, int columns) const {
+        int lines = policy_.y_lines_per_block.value_or(columns < policy_.transposed_from ? (sizeof(T) == 4 ? 4 : 1) : 0);
+        lines = std::min(lines, cr_max_lines_per_block);
+        while (lines > 1 &&
+               make_cr_layout(length, sizeof(T), CrStaging::none, lines).block_words() * sizeof(T) > launch_.shared_limit())
+            lines /= 2;
+        return lines;
+    }
+    /// Whether lines of `length` unknowns are solved by the partition method: from
+    /// partitioned_from on, where they fit shared memory.
+    template <class T>
+    bool partitioned(int length) const {
+        return length >= policy_.partitioned_from &&
+               make_partition_layout<T>(length, partition_chunks<T>(length), policy_.partition_slots).words() * sizeof(T) <=
+                   launch_.shared_limit();
+    }
+    /// Chunks per line of the partition method (two threads each): 128 up to 1025 unknowns
+    /// (float: up to 2049), 256 beyond.
+    template <class T>
+    int partition_chunks(int length) const {
+        if (policy_.partition_chunks) return *policy_.partition_chunks;
+        return length <= (sizeof(T) == 4 ? 2049 : 1025) ? 128 : 256;
+    }
+    /// The longest line cyclic reduction can solve in precision T on this device.
+    template <class T>
+    int longest_line() const {
+        int lo = 1, hi = 1 << 16;
+        while (lo + 1 < hi) {
+            const int mid = (lo + hi) / 2;
+            (make_cr_layout(mid, sizeof(T), CrStaging::none).block_words() * sizeof(T) <= launch_.shared_limit() ? lo : hi) = mid;
+        }
+        return lo;
+    }
+    /// Layout of `lines` lines of `length` unknowns for one cyclic-reduction block; throws
+    /// device_error if one line does not fit shared memory. The level-0 staging is `forced` if
+    /// given, else the policy's, else `preferred`, else line_staging()'s; unless forced, it falls
+    /// back to none where the choice does not fit.
+    template <class T>
+    CrLayout line_layout(int length, std::optional<CrStaging> forced = {}, std::optional<CrStaging> preferred = {},
+                         int lines = 1) const {
+        const CrStaging chosen = forced ? *forced : policy_.staging ? *policy_.staging : preferred ? *preferred : line_staging<T>(length);
+        CrLayout layout = make_cr_layout(length, sizeof(T), chosen, lines);
+        auto bytes = [&] { return layout.block_words() * sizeof(T); };
+        if (!forced && bytes() > launch_.shared_limit()) layout = make_cr_layout(length, sizeof(T), CrStaging::none, lines);
+        if (bytes() > launch_.shared_limit())
+            throw device_error("a line of " + std::to_string(length) + " unknowns needs " +
+                               std::to_string(bytes() / lines / 1024) + " KiB of shared memory in " +
+                               (sizeof(T) == 4 ? "float" : "double") + ", but " + launch_.device_name() + " gives " +
+                               std::to_string(launch_.shared_limit() / 1024) + " KiB per block: the longest line is " +
+                               std::to_string(longest_line<T>()) +
+                               " unknowns; use a lower level, or the jacobi or gauss-seidel smoother");
+        return layout;
+    }
+    /// Which equations of level 0 cyclic reduction keeps in shared memory: float lines only the
+    /// evens from 513 unknowns on, double lines all of level 0 wherever it fits.
+    template <class T>
+    static CrStaging line_staging(int length) {
+        const int all_up_to = sizeof(T) == 4 ? 257 : 4097;
+        return length <= all_up_to ? CrStaging::all : CrStaging::evens;
+    }
+    /// Threads per line of cyclic reduction: 128 (float) or 256 (double) up to 1025 unknowns, 256
+    /// or 512 up to 2049, 512 beyond; fewer for short lines.
+    template <class T>
+    static int line_threads(int length) {
+        const int cap = length <= 1025   ? (sizeof(T) == 4 ? 128 : 256)
+                        : length <= 2049 ? (sizeof(T) == 4 ? 256 : 512)
+                                         : kernels::max_line_threads;
+        return std::clamp(1 << static_cast<int>(std::ceil(std::log2(std::max(length / 2, 1)))), 32, cap);
+    }
+    /// Threads of a partition-method block: `asked`, or two per chunk (the loads and stores use
+    /// them all, the chunks one each); a whole number of warps, since warp 0 solves the coupling
+    /// system with all its lanes.
+    static int partition_threads(const PartitionLayout& layout, int asked) {
+        const int threads = asked > 0 ? asked : 2 * layout.line.count;
+        return std::clamp((threads + warp_lanes - 1) / warp_lanes * warp_lanes, warp_lanes, 2 * partition_max_chunks);
+    }
+    /// Calls f(std::integral_constant<int, slots>) for the equations per lane of the partition
+    /// method's coupling warp.
+    template <class F>
+    void with_partition_slots(F&& f) const {
+        if (!Launcher::with_constant<2, 8>(policy_.partition_slots, f))
+            throw std::invalid_argument("partition method: 2 or 8 equations per lane, not " +
+                                        std::to_string(policy_.partition_slots));
+    }
+    /// Calls f(std::integral_constant<CrStaging, s>) for a level-0 staging of cyclic reduction.
+    template <class F>
+    static void with_staging(CrStaging staging, F&& f) {
+        Launcher::with_constant<CrStaging::all, CrStaging::evens, CrStaging::none>(staging, f);
+    }
+
+private:
+    /// One sweep by cyclic reduction or the partition method, `lines` (1, 2, 4 or 8) lines per block.
+    template <class T>
+    void relax_in_blocks(BandsView<T> A, const T* b, const T* x_in, T* x_out, T omega, Direction direction, int lines) {
+        const bool along_x = direction == Direction::x;
+        const int length = along_x ? A.mx : A.my, count = along_x ? A.my : A.mx;
+        if (lines == 1 && partitioned<T>(length)) {
+            with_partition_slots([&](auto slots) {
+                const PartitionLayout layout = make_partition_layout<T>(length, partition_chunks<T>(length), slots);
+                auto kernel = kernels::line_relax_partitioned<T, decltype(slots)::value>;
+                launch_("line_relax_partitioned kernel", kernel, count, partition_threads(layout, policy_.threads_per_line.value_or(0)),
+                        launch_.allow_shared(kernel, layout.words() * sizeof(T)), A, b, x_in, x_out, direction, omega, layout);
+            });
+            return;
+        }
+        const CrLayout layout = line_layout<T>(length, {}, {}, lines);
+        const int per_line = policy_.threads_per_line.value_or(line_threads<T>(length));
+        const int threads = std::min(per_line, kernels::max_line_threads / lines) * lines;
+        with_staging(layout.staging, [&](auto s) {
+            const bool launched = Launcher::with_constant<1, 2, 4, 8>(lines, [&](auto g) {
+                auto kernel = kernels::line_relax<T, decltype(s)::value, decltype(g)::value>;
+                const std::size_t bytes = launch_.allow_shared(kernel, layout.block_words() * sizeof(T));
+                launch_("line_relax kernel", kernel, (count + lines - 1) / lines, threads, bytes, A, b, x_in, x_out, direction,
+                        omega, layout);
+            });
+            if (!launched) throw std::logic_error("no line kernel for " + std::to_string(lines) + " lines per block");
+        });
+    }
+    /// One sweep with a warp per line, in place for either direction.
+    template <class T>
+    void relax_by_warps(BandsView<T> A, const T* b, const T* x_in, T* x_out, T omega, Direction direction) {
+        const bool along_x = direction == Direction::x;
+        const int length = along_x ? A.mx : A.my, lines = along_x ? A.my : A.mx;
+        const dim3 grid((lines + kernels::warps_per_line_block - 1) / kernels::warps_per_line_block);
+        const dim3 block(kernels::warps_per_line_block * warp_lanes);
+        auto run = [&](auto slots) {
+            launch_("line_relax_warp kernel", kernels::line_relax_warp<T, decltype(slots)::value>, grid, block, 0, A, b, x_in,
+                    x_out, direction, omega);
+        };
+        if (!Launcher::with_constant<1, 2, 3, 5, 9, 17>(warp_line_slots(length), run))
+            throw std::logic_error("no warp line kernel for " + std::to_string(length) + " unknowns");
+    }
+    /// out (cols x rows) = in (rows x cols) transposed, for every (in, out) pair, in one launch.
+    template <class T>
+    void transpose(std::initializer_list<std::pair<const T*, T*>> arrays, int rows, int cols) {
+        kernels::TransposePairs<T> pairs{};
+        int count = 0;
+        for (auto [in, out] : arrays) {
+            pairs.in[count] = in;
+            pairs.out[count++] = out;
+        }
+        launch_("transpose kernel", kernels::transpose<T>,
+                dim3((cols + kernels::tile_x - 1) / kernels::tile_x, (rows + kernels::tile_x - 1) / kernels::tile_x, count),
+                dim3(kernels::tile_x, kernels::tile_y), 0, pairs, rows, cols);
+    }
+    /// Scratch vectors for the transposed sweeps, kept at the largest size asked for.
+    template <class T>
+    T* scratch(int slot, std::size_t n) {
+        DeviceVector<T>& v = std::get<std::array<DeviceVector<T>, 3>>(scratch_)[slot];
+        if (v.size() < n) v = DeviceVector<T>(n);
+        return v.data();
+    }
+
+    Launcher& launch_;
+    const LinePolicy policy_;
+    std::tuple<std::array<DeviceVector<float>, 3>, std::array<DeviceVector<double>, 3>> scratch_;
+};
+
+}  // namespace adimg

@@ -1,0 +1,77 @@
+#pragma once
+// The backend contract: what the generic algorithm (multigrid.hpp, refinement.hpp, pcg.hpp,
+// coarse_solve.hpp, engine.hpp) asks of a backend. The algorithm exists once; a backend supplies
+// these operations on its own memory. CpuBackend (src/cpu) is the reference; CudaBackend
+// (src/cuda) is checked against it operation by operation (tests/gpu). Engine<Backend> uses
+// every operation, so instantiating it is the compile-time check of the contract.
+//
+// Types
+//   vector<T>, matrix<T>       a vector and a nine-band matrix in the backend's memory; T is float
+//                              or double; vector<T> has size() and data()
+//   Recording                  default-constructible state that replay() keeps for one caller
+//
+// Memory and transfers (host data is double; a vector<float> converts on the way)
+//   make_vector<T>(n)          n zeros
+//   make_matrix<T>(bands)      a copy of host bands; update_values(bands, M) overwrites the values
+//                              of a matrix of the same grid without allocating
+//   upload(host, n, v)         n values from host memory into v (exactly n entries); also
+//                              upload(std::vector<double>, v)
+//   download(v, host)          v into host memory that holds v.size() values
+//   bytes(M)                   static: the memory a matrix holds
+//   workspace_bytes()          memory the backend holds besides the levels
+//   name()                     the device, for reports
+//
+// Stencil operations (docs/design.md §2, §4), all on grids of the matrix's shape
+//   defect(A, b, x, d)                     d = b - A x
+//   multiply(A, x, y)                      y = A x
+//   jacobi(A, b, x_in, x_out, omega)       one damped Jacobi step, out of place
+//   jacobi_steps(A, b, x, work, omega, s)  s damped Jacobi steps on x in place; work is a vector
+//                                          of x's size the backend may overwrite
+//   gauss_seidel(A, b, x)                  one four-colour Gauss–Seidel sweep in place
+//   line_relax(A, b, x_in, x_out, dir, omega)  one damped ADI half-step (all lines of direction
+//                                          dir solved exactly), out of place
+//   adi_steps(A, b, x, work, omega, s)     s half-steps on x in place, x-lines first, then
+//                                          alternating
+//   restrict_defect(A, b, x, d, tx, ty, coarse)  coarse = R (b - A x); d is scratch
+//   prolong_add(coarse, tx, ty, fine, mx, my)    fine += P coarse on interior nodes
+//   update_defect_norm(A, b, x, alpha, c, x_next, d)  x_next = x + alpha c, d = b - A x_next;
+//                                          returns ||d|| (c may be of another precision)
+//   dense_apply(M, b, x)                   x = M b, M a dense row-major vector<double>
+//
+// Vectors; dot products and norms accumulate in double whatever T is
+//   fill(v, value), copy(src, dst), scale_convert(alpha, src, dst) (dst = alpha src, converting)
+//   dot(x, y), norm2(x)                    returned to the host (a synchronisation)
+//   dot(x, y, out)                         *out = x·y with out in the backend's memory
+//   axpy_ratio(num, den, sign, x, y)       y += sign (num / den) x, scalars in backend memory
+//   xpay_ratio(x, num, num_minus, den, y)  y = x + ((num - num_minus) / den) y
+//   (a zero den gives a zero ratio: CG that has solved its system exactly takes no step)
+//
+// Replay
+//   replay(recording, body)    runs body(), which enqueues operations and never waits for the
+//                              host; a backend may record it on a later call and replay the
+//                              recording instead. Every call with one recording must use the same
+//                              buffers (the cycle keeps each level's vectors fixed for this).
+//
+// Failures: bad sizes are std::logic_error (a bug of the caller); resource limits and device
+// faults are device_error naming what failed and what to do.
+
+#include <utility>
+
+namespace adimg {
+
+/// How a backend runs `passes` out-of-place passes on x in place, for jacobi_steps and
+/// adi_steps: pass(p, from, to) reads one buffer and writes the other, alternating between x and
+/// work; after an odd number of passes the result is copied back into x. x and work stay the
+/// buffers they are, so a recorded cycle replays with the same ones.
+template <class Vector, class Pass, class Copy>
+void in_place_passes(Vector& x, Vector& work, int passes, Pass&& pass, Copy&& copy) {
+    Vector* from = &x;
+    Vector* to = &work;
+    for (int p = 0; p < passes; ++p) {
+        pass(p, *from, *to);
+        std::swap(from, to);
+    }
+    if (from != &x) copy(*from, x);
+}
+
+}  // namespace adimg
