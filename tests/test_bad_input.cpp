@@ -145,19 +145,22 @@ TEST_CASE("Bad command-line options: exit status 2, the option named with what i
         {u1 + "--digits -1", "--digits -1 is outside (0, 15]"},
         {u1 + "--max-iterations 0", "--max-iterations 0 is outside 1..1000000"},
         {u1 + "--stall-steps 0", "--stall-steps 0 is outside 1..1000"},
-        {u1 + "--inner digits:7", "--inner digits:7: the digit count must be in 1..6"},
-        {u1 + "--inner digits:0", "--inner digits:0: the digit count must be in 1..6"},
-        {u1 + "--inner cycles:0", "--inner cycles:0: the cycle count must be in 1..32"},
-        {u1 + "--inner cycles:33", "--inner cycles:33: the cycle count must be in 1..32"},
+        {u1 + "--inner digits:7", "--inner digits:7 is outside cycles:1..32 or digits:1..6"},
+        {u1 + "--inner digits:0", "--inner digits:0 is outside cycles:1..32 or digits:1..6"},
+        {u1 + "--inner cycles:0", "--inner cycles:0 is outside cycles:1..32 or digits:1..6"},
+        {u1 + "--inner cycles:33", "--inner cycles:33 is outside cycles:1..32 or digits:1..6"},
         {u1 + "--inner cycles:x", "--inner 'cycles:x': the count after ':' must be a whole number"},
         {u1 + "--inner steps:2", "--inner 'steps:2' is not allowed; use cycles:N or digits:N"},
         {u1 + "--inner-max-cycles 0", "--inner-max-cycles 0 is outside 1..1000"},
+        {u1 + "--divergence-factor 1", "--divergence-factor 1 is outside (1, inf)"},
+        {u1 + "--divergence-factor inf", "--divergence-factor 'inf': expected a finite number"},
         // names that are not allowed
         {u1 + "--smoother sor", "--smoother 'sor' is not allowed; use one of jacobi, gauss-seidel, adi"},
         {u1 + "--precision quad", "--precision 'quad' is not allowed; use one of double, single, mixed"},
         {u1 + "--backend tpu", "--backend 'tpu' is not allowed; use one of auto, cpu, cuda"},
         {u1 + "--coarse-preconditioner ilu", "--coarse-preconditioner 'ilu' is not allowed; use one of jacobi, adi"},
-        {u1 + "--solver lu", "--solver 'lu' is not allowed; use multigrid or direct"},
+        {u1 + "--solver lu", "--solver 'lu' is not allowed; use one of multigrid, direct"},
+        {u1 + "--coarse-operators rap", "--coarse-operators 'rap' is not allowed; use one of rediscretized, galerkin"},
         // files
         {"solve --case-file {dir}/missing.cfg", "cannot read case file '{dir}/missing.cfg': it does not exist"},
         {"info --case-file {dir}/a_directory", "cannot read case file '{dir}/a_directory': it is a directory"},
@@ -463,7 +466,8 @@ TEST_CASE("Failure messages name the actual cause and quote the digits the repor
         {Precision::mixed, true, "; continued with double inner cycles); the multigrid cycle no longer reduces the "
                                  "defect even with double inner cycles, so float precision is not the cause",
          "float inner solve no longer"},
-        {Precision::mixed, false, "the float inner solve no longer reduces the defect; drop --no-fallback", "even with"},
+        {Precision::mixed, false,
+         "the float inner solve no longer reduces the defect; set SolverOptions::fallback_to_double = true", "even with"},
         {Precision::single, true, "single precision cannot resolve this problem further", "double inner"},
     };
     for (const Row& row : rows) {
@@ -474,6 +478,6 @@ TEST_CASE("Failure messages name the actual cause and quote the digits the repor
         CHECK(contains(report.message, row.says));
         CHECK_FALSE(contains(report.message, row.never));
         CHECK(contains(report.message, quoted_digits(report)));
-        CHECK(contains(report.message, "--pre-smooth"));  // what to try for this smoother
+        CHECK(contains(report.message, "SolverOptions::pre_smooth"));  // what to try for this smoother
     }
 }

@@ -29,11 +29,13 @@ using adimg_test::run_cli;
 using adimg_test::TempDir;
 using Result = adimg_test::CliResult;
 
-/// "iterations 3:6" from a solve's output.
+/// "3:6" from the line "iterations 3:6 (outer:inner), ..." of a solve's output.
 std::string iterations(const std::string& output) {
-    const auto at = output.find("iterations ");
+    const std::string line = "\niterations ";
+    const auto at = output.find(line);
     if (at == std::string::npos) return "?";
-    return output.substr(at + 11, output.find(' ', at + 11) - at - 11);
+    const auto from = at + line.size();
+    return output.substr(from, output.find(' ', from) - from);
 }
 
 }  // namespace

@@ -1,9 +1,12 @@
 #pragma once
 /// \file
-/// Solver options. Field names follow the command-line options (`--smoother adi` is
-/// `SolverOptions::smoother = Smoother::adi`); the CLI registers each option once, from here.
+/// Solver options, and the option table that describes each field once: its names, type,
+/// allowed values and help. Validation, the command line, its help and the reports of the CLI
+/// all come from the table; the defaults live in SolverOptions alone.
 
 #include <string>
+#include <variant>
+#include <vector>
 
 namespace adimg {
 
@@ -50,13 +53,13 @@ struct InnerStop {
     int count = 2;
 };
 
-/// Every setting of a solve.
+/// Every setting of a solve; option_table() says what each allows.
 struct SolverOptions {
     BackendKind backend = BackendKind::automatic;
     Precision precision = Precision::mixed;
     Smoother smoother = Smoother::adi;
-    double omega = 0.7;       ///< Jacobi damping, in (0, 1]
-    double line_omega = 0.7;  ///< ADI line-sweep damping, in (0, 1] (see relax() in stencil.hpp)
+    double omega = 0.7;       ///< Jacobi damping
+    double line_omega = 0.7;  ///< ADI line-sweep damping (see relax() in stencil.hpp)
     int pre_smooth = 4;       ///< pre-smoothing steps; one ADI application counts as two
     int post_smooth = 4;      ///< post-smoothing steps; one ADI application counts as two
     int coarse_level = 5;     ///< refinement level of the coarsest grid (5: 33x33 nodes, 1: 3x3)
@@ -72,21 +75,76 @@ struct SolverOptions {
     bool fallback_to_double = true;  ///< when the float inner solve stalls, continue with double
 };
 
-/// Parses "cycles:2" or "digits:3" (what --inner takes). Throws input_error.
-InnerStop parse_inner_stop(const std::string& text);
+/// How an option's value reads as text. The order is that of OptionSpec::Field's alternatives.
+enum class OptionType {
+    choice,      ///< an enum, by name: "adi"
+    integer,     ///< a whole number: "4"
+    real,        ///< a number: "0.7"
+    inner_stop,  ///< "cycles:N" or "digits:N"
+    boolean,     ///< "true" or "false"
+};
+
+/// The numbers an option allows: min to max, each end included unless it is open.
+struct Range {
+    double min = 0.0, max = 0.0;
+    bool min_open = false, max_open = false;
+};
+
+/// One field of SolverOptions in the option table: its names, its type, the values it allows,
+/// a line of help, and its value as text. Its default is that of a default-constructed
+/// SolverOptions. Messages of the library name a field as `SolverOptions::pre_smooth`, a value
+/// as `SolverOptions::smoother = adi` and turning a boolean on or off as
+/// `set SolverOptions::fallback_to_double = true`, so that a front end can respell them.
+struct OptionSpec {
+    /// An enum field, reached as the index of its value's name in `choices`.
+    struct EnumField {
+        int (*get)(const SolverOptions&);
+        void (*set)(SolverOptions&, int);
+    };
+    using Field = std::variant<EnumField, int SolverOptions::*, double SolverOptions::*, InnerStop SolverOptions::*,
+                               bool SolverOptions::*>;
+
+    const char* field;  ///< the member of SolverOptions: "pre_smooth"
+    const char* flag;   ///< the command-line option, without its dashes: "pre-smooth"
+    Field member;       ///< how get() and set() reach the field; its alternative is type()
+    /// choice: the names in the order of the enum's values; inner_stop: the kinds, in the order of
+    /// InnerStop::Kind.
+    std::vector<std::string> choices = {};
+    /// integer, real: the one range; inner_stop: the count's range, one per kind.
+    std::vector<Range> ranges = {};
+    bool switch_sets = false;  ///< boolean: the value that the command-line switch gives the field
+    const char* help = "";     ///< one line: what the option sets
+
+    OptionType type() const { return static_cast<OptionType>(member.index()); }
+    std::string reference() const { return std::string("SolverOptions::") + field; }
+    /// "one of jacobi, gauss-seidel, adi", "0..64", "(0, 1]", "cycles:1..32 or digits:1..6", "true or false".
+    std::string allowed() const;
+    /// The field's value as text that set() reads back exactly.
+    std::string get(const SolverOptions& options) const;
+    /// Parses `text` and sets the field. Throws input_error naming the field and what it allows.
+    void set(SolverOptions& options, const std::string& text) const;
+    std::string default_text() const { return get(SolverOptions{}); }
+};
+
+/// Every field of SolverOptions, in the order of the struct.
+const std::vector<OptionSpec>& option_table();
+/// The entry of `field` ("pre_smooth"), or nullptr.
+const OptionSpec* find_option(const std::string& field);
+
+/// Throws input_error naming the first field that is out of range and what it allows.
+void validate(const SolverOptions& options);
+
+// The names of the option table, for programs that take one value at a time. Each parse_*
+// throws input_error naming the field and the allowed names.
+InnerStop parse_inner_stop(const std::string& text);  ///< "cycles:2" or "digits:3"
+Smoother parse_smoother(const std::string& text);
+Precision parse_precision(const std::string& text);
+CoarseSolver parse_coarse_solver(const std::string& text);
+BackendKind parse_backend(const std::string& text);
 std::string to_string(const InnerStop& inner);
 std::string to_string(Smoother s);
 std::string to_string(Precision p);
 std::string to_string(CoarseSolver s);
-std::string to_string(CoarsePreconditioner p);
 std::string to_string(BackendKind b);
-Smoother parse_smoother(const std::string& text);
-Precision parse_precision(const std::string& text);
-CoarseSolver parse_coarse_solver(const std::string& text);
-CoarsePreconditioner parse_coarse_preconditioner(const std::string& text);
-BackendKind parse_backend(const std::string& text);
-
-/// Throws input_error naming the first field that is out of range and what is allowed.
-void validate(const SolverOptions& options);
 
 }  // namespace adimg

@@ -1,4 +1,5 @@
 #include "cli_options.hpp"
+#include "flag_spelling.hpp"
 
 #include <adimg/error.hpp>
 
@@ -9,7 +10,6 @@
 #include <cerrno>
 #include <cmath>
 #include <filesystem>
-#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -17,18 +17,6 @@
 #include <sstream>
 
 namespace adimg::cli {
-
-namespace {
-/// The shortest text that reads back as v: 0.7, not 0.69999999999999996 (for --help).
-std::string shortest(double v) {
-    char buffer[32];
-    for (int digits = 1; digits <= 17; ++digits) {
-        std::snprintf(buffer, sizeof buffer, "%.*g", digits, v);
-        if (std::strtod(buffer, nullptr) == v) break;
-    }
-    return buffer;
-}
-}  // namespace
 
 void add_problem_options(po::options_description& desc, ProblemOptions& problem, int default_level) {
     problem.level = default_level;
@@ -111,55 +99,37 @@ void check_output_paths(const std::vector<std::string>& paths) {
     }
 }
 
-void add_solver_options(po::options_description& desc, SolverOptionStrings& s) {
-    SolverOptions& o = s.numbers;
-    desc.add_options()
-        ("backend", po::value(&s.backend)->default_value(s.backend), "auto, cpu or cuda")
-        ("precision", po::value(&s.precision)->default_value(s.precision), "double, single or mixed")
-        ("smoother", po::value(&s.smoother)->default_value(s.smoother), "jacobi, gauss-seidel or adi")
-        ("omega", po::value(&o.omega)->default_value(o.omega, shortest(o.omega)), "Jacobi damping in (0, 1]")
-        ("line-omega", po::value(&o.line_omega)->default_value(o.line_omega, shortest(o.line_omega)),
-         "ADI line-sweep damping in (0, 1]")
-        ("pre-smooth", po::value(&o.pre_smooth)->default_value(o.pre_smooth), "pre-smoothing steps (ADI counts two)")
-        ("post-smooth", po::value(&o.post_smooth)->default_value(o.post_smooth), "post-smoothing steps (ADI counts two)")
-        ("inner", po::value(&s.inner)->default_value(s.inner), "mixed precision inner stop: cycles:N or digits:N")
-        ("inner-max-cycles", po::value(&o.inner_max_cycles)->default_value(o.inner_max_cycles), "cap on inner cycles in digits mode")
-        ("coarse-level", po::value(&o.coarse_level)->default_value(o.coarse_level), "level of the coarsest grid")
-        ("coarse-solver", po::value(&s.coarse_solver)->default_value(s.coarse_solver),
-         "direct (exact, by the inverse computed at setup; coarsest grids up to 65x65, larger ones use pcg) or pcg")
-        ("coarse-preconditioner", po::value(&s.coarse_preconditioner)->default_value(s.coarse_preconditioner),
-         "with pcg: jacobi or adi")
-        ("coarse-iterations", po::value(&o.coarse_iterations)->default_value(o.coarse_iterations),
-         "with pcg: iterations on the coarsest grid, at most (fewer if it has fewer unknowns: then the solve is exact)")
-        ("digits", po::value(&o.digits)->default_value(o.digits, shortest(o.digits)),
-         "stop when the defect has dropped by this many digits")
-        ("max-iterations", po::value(&o.max_iterations)->default_value(o.max_iterations), "outer iterations before giving up")
-        ("stall-steps", po::value(&o.stall_steps)->default_value(o.stall_steps), "outer steps without progress that mean stagnation")
-        ("no-fallback", po::bool_switch()->notifier([&o](bool off) { o.fallback_to_double = !off; }),
-         "do not switch to double inner cycles when mixed precision stalls");
-}
-
-SolverOptions resolve_solver_options(const SolverOptionStrings& s) {
-    SolverOptions o = s.numbers;
-    o.backend = parse_backend(s.backend);
-    o.precision = parse_precision(s.precision);
-    o.smoother = parse_smoother(s.smoother);
-    o.inner = parse_inner_stop(s.inner);
-    o.coarse_solver = parse_coarse_solver(s.coarse_solver);
-    o.coarse_preconditioner = parse_coarse_preconditioner(s.coarse_preconditioner);
-    validate(o);
-    return o;
+void add_solver_options(po::options_description& desc, SolverOptions& options) {
+    for (const OptionSpec& spec : option_table()) {
+        if (spec.type() == OptionType::boolean) {
+            auto given = [&options, &spec](bool on) {
+                if (on) spec.set(options, switch_text(spec));
+            };
+            const std::string help = std::string(spec.switch_sets ? "turn on: " : "turn off: ") + spec.help;
+            desc.add_options()(spec.flag, po::bool_switch()->notifier(given), help.c_str());
+            continue;
+        }
+        // Every value goes to the table as the text given; check_value() has checked its type.
+        auto assign = [&options, &spec](const std::string& text) { spec.set(options, text); };
+        const bool number = spec.type() == OptionType::integer || spec.type() == OptionType::real;
+        const std::string help = spec.help + std::string(number ? ", in " : "; ") + spec.allowed();
+        desc.add_options()(spec.flag, po::value<std::string>()->default_value(spec.default_text())->notifier(assign),
+                           help.c_str());
+    }
 }
 
 namespace {
 
-/// What an option's value must be, from its registered type ("" for text).
+/// What an option's value must be, from its registered type or the option table ("" for text).
 std::string expected_type(const po::option_description* option) {
     if (!option) return "";
     const po::value_semantic* semantic = option->semantic().get();
     if (dynamic_cast<const po::typed_value<int>*>(semantic)) return "an integer";
-    if (dynamic_cast<const po::typed_value<double>*>(semantic)) return "a number";
     if (dynamic_cast<const po::typed_value<bool>*>(semantic)) return "no value";
+    // The solver options take text, which the option table reads by its type.
+    const OptionSpec* spec = option_by_flag(option->long_name());
+    if (spec && spec->type() == OptionType::integer) return "an integer";
+    if (spec && spec->type() == OptionType::real) return "a number";
     return "";
 }
 

@@ -1,13 +1,15 @@
 #pragma once
 // The command-line options, each registered once with its name, help and default (the AmgX
-// habit), and turned into the library's structs here.
+// habit): the problem options here, the solver options from the library's option table.
 
+#include <adimg/error.hpp>
 #include <adimg/problems.hpp>
 #include <adimg/options.hpp>
 
 #include <boost/program_options.hpp>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace adimg::cli {
@@ -30,15 +32,39 @@ void check_level(int level, std::size_t bytes_per_node, const char* what);
 /// it is not a directory itself. Throws input_error naming the path.
 void check_output_paths(const std::vector<std::string>& paths);
 
-/// Solver settings as the CLI spells them.
-struct SolverOptionStrings {
-    std::string backend = "auto", precision = "mixed", smoother = "adi", inner = "digits:2",
-                coarse_solver = "direct", coarse_preconditioner = "jacobi";
-    SolverOptions numbers;
-};
-void add_solver_options(po::options_description& desc, SolverOptionStrings& solver);
-/// Parses the names and validates every field. Throws input_error.
-SolverOptions resolve_solver_options(const SolverOptionStrings& solver);
+/// Registers every option of the option table (adimg/options.hpp) under its flag, with its help,
+/// what it allows and its default. Parsing sets the fields of `options`; a bad value is an
+/// input_error naming the field (with_flags() respells it).
+void add_solver_options(po::options_description& desc, SolverOptions& options);
+
+/// An enum option of the CLI alone, taken by name (`--solver direct`): its names in the order of
+/// the enum's values.
+template <class Enum>
+using Choices = std::vector<std::pair<std::string, Enum>>;
+/// The name of `value` in `choices`.
+template <class Enum>
+std::string name_of(const Choices<Enum>& choices, Enum value) {
+    for (const auto& [name, v] : choices)
+        if (v == value) return name;
+    return "?";
+}
+/// The value of such an option, for desc.add_options(): `target` keeps its value unless the
+/// option is given, and a name not in `choices` is an input_error that lists them.
+template <class Enum>
+po::typed_value<std::string>* named_choice(Enum& target, const std::string& flag, const Choices<Enum>& choices) {
+    auto choose = [&target, flag, choices](const std::string& text) {
+        std::string names;
+        for (const auto& [name, value] : choices) {
+            if (text == name) {
+                target = value;
+                return;
+            }
+            names += (names.empty() ? "" : ", ") + name;
+        }
+        throw input_error("--" + flag + " '" + text + "' is not allowed; use one of " + names);
+    };
+    return po::value<std::string>()->default_value(name_of(choices, target))->notifier(choose);
+}
 
 /// Parses `args` against `desc`; returns false if --help was given (the help has been printed).
 /// Throws input_error for unknown options, missing values and wrong types.

@@ -1,6 +1,7 @@
 // adimg: the command-line tool. `adimg COMMAND --help` describes each command.
 
 #include "commands.hpp"
+#include "flag_spelling.hpp"
 
 #include <adimg/error.hpp>
 
@@ -41,17 +42,17 @@ int main(int argc, char** argv) {
         if (command == "solve") return adimg::cli::run_solve(args);
         std::cerr << "adimg: unknown command '" << command << "'; the commands are info, assemble and solve (adimg --help)\n";
         return 2;
-    } catch (const adimg::input_error& e) {
-        std::cerr << "adimg " << command << ": error: " << e.what() << "\n";
+    } catch (const adimg::input_error& e) {  // library messages name SolverOptions fields: shown as flags
+        std::cerr << "adimg " << command << ": error: " << adimg::cli::with_flags(e.what()) << "\n";
         return 2;
     } catch (const adimg::device_error& e) {
-        std::cerr << "adimg " << command << ": device error: " << e.what() << "\n";
+        std::cerr << "adimg " << command << ": device error: " << adimg::cli::with_flags(e.what()) << "\n";
         return 3;
     } catch (const std::bad_alloc&) {
         std::cerr << "adimg " << command << ": error: out of host memory; use a lower --level\n";
         return 3;
     } catch (const std::exception& e) {
-        std::cerr << "adimg " << command << ": internal error: " << e.what() << "\n";
+        std::cerr << "adimg " << command << ": internal error: " << adimg::cli::with_flags(e.what()) << "\n";
         return 4;
     }
 }

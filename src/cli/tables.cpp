@@ -1,6 +1,9 @@
 #include "tables.hpp"
+#include "flag_spelling.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 
 namespace adimg::cli {
 
@@ -17,26 +20,15 @@ std::string format_bytes(double bytes) {
 }
 
 std::string describe(const SolverOptions& o) {
-    char buffer[512];
-    const std::string smoother =
-        to_string(o.smoother) + (o.smoother == Smoother::jacobi ? " (omega " + std::to_string(o.omega).substr(0, 4) + ")"
-                                 : o.smoother == Smoother::adi ? " (line-omega " + std::to_string(o.line_omega).substr(0, 4) + ")"
-                                                               : "");
-    const std::string coarse = o.coarse_solver == CoarseSolver::direct
-                                   ? "solved directly if it has at most " + std::to_string(max_direct_coarse_unknowns) +
-                                         " nodes, else by PCG with " + to_string(o.coarse_preconditioner)
-                                   : "PCG with " + to_string(o.coarse_preconditioner) + ", at most " +
-                                         std::to_string(o.coarse_iterations) + " iterations";
-    std::snprintf(buffer, sizeof buffer,
-                  "precision %s, smoother %s, %d pre + %d post steps, V-cycle down to level %d (%s)%s, stop at %g digits",
-                  to_string(o.precision).c_str(), smoother.c_str(), o.pre_smooth, o.post_smooth, o.coarse_level, coarse.c_str(),
-                  o.precision == Precision::mixed
-                      ? (", inner " + to_string(o.inner) +
-                         (o.inner.kind == InnerStop::Kind::digits ? " (max " + std::to_string(o.inner_max_cycles) + " cycles)" : ""))
-                            .c_str()
-                      : "",
-                  o.digits);
-    return buffer;
+    std::size_t width = 0;
+    for (const OptionSpec& spec : option_table()) width = std::max(width, std::strlen(spec.flag));
+    std::string text = "options:";
+    for (const OptionSpec& spec : option_table()) {
+        std::string value = spec.get(o);
+        if (spec.type() == OptionType::boolean) value = value == switch_text(spec) ? "given" : "not given";  // a switch
+        text += "\n  --" + std::string(spec.flag) + std::string(width + 2 - std::strlen(spec.flag), ' ') + value;
+    }
+    return text;
 }
 
 void print_levels(std::FILE* out, const std::vector<LevelInfo>& levels) {
@@ -82,7 +74,7 @@ StepCallback history_printer(std::FILE* out, bool quiet) {
 
 void print_outcome(std::FILE* out, const SolveReport& report) {
     std::fprintf(out, "status %s%s%s\n", to_string(report.status).c_str(), report.message.empty() ? "" : ": ",
-                 report.message.c_str());
+                 with_flags(report.message).c_str());
     std::fprintf(out, "iterations %s (outer:inner), %.2f digits, %.3e per cycle\n", report.iterations().c_str(),
                  report.digits_gained(), report.rate_per_cycle());
 }

@@ -2,112 +2,281 @@
 #include <adimg/options.hpp>
 #include <adimg/report.hpp>
 
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 namespace adimg {
 namespace {
 
-template <class Enum, std::size_t N>
-Enum parse_name(const std::string& text, const char* option, const std::pair<const char*, Enum> (&names)[N]) {
-    std::string allowed;
-    for (const auto& [name, value] : names) {
-        if (text == name) return value;
-        allowed += (allowed.empty() ? "" : ", ") + std::string(name);
+/// The shortest text that reads back as v: 0.7, not 0.69999999999999996.
+std::string shortest(double v) {
+    char buffer[32];
+    for (int digits = 1; digits <= 17; ++digits) {
+        std::snprintf(buffer, sizeof buffer, "%.*g", digits, v);
+        if (std::strtod(buffer, nullptr) == v) break;
     }
-    throw input_error("--" + std::string(option) + " '" + text + "' is not allowed; use one of " + allowed);
+    return buffer;
 }
 
-constexpr std::pair<const char*, Smoother> smoother_names[] = {
-    {"jacobi", Smoother::jacobi}, {"gauss-seidel", Smoother::gauss_seidel}, {"adi", Smoother::adi}};
-constexpr std::pair<const char*, Precision> precision_names[] = {
-    {"double", Precision::double_}, {"single", Precision::single}, {"mixed", Precision::mixed}};
-constexpr std::pair<const char*, CoarseSolver> coarse_solver_names[] = {
-    {"direct", CoarseSolver::direct}, {"pcg", CoarseSolver::pcg}};
-constexpr std::pair<const char*, CoarsePreconditioner> coarse_names[] = {
-    {"jacobi", CoarsePreconditioner::jacobi}, {"adi", CoarsePreconditioner::adi}};
-constexpr std::pair<const char*, BackendKind> backend_names[] = {
-    {"auto", BackendKind::automatic}, {"cpu", BackendKind::cpu}, {"cuda", BackendKind::cuda}};
+bool contains(const Range& r, double v) {
+    return (r.min_open ? v > r.min : v >= r.min) && (r.max_open ? v < r.max : v <= r.max);
+}
 
-template <class Enum, std::size_t N>
-std::string name_of(Enum value, const std::pair<const char*, Enum> (&names)[N]) {
-    for (const auto& [name, v] : names)
-        if (v == value) return name;
-    return "?";
+/// "0..64" for whole numbers, "(0, 1]" for reals.
+std::string range_text(const Range& r, bool whole) {
+    if (whole) return std::to_string(std::lround(r.min)) + ".." + std::to_string(std::lround(r.max));
+    std::string text = r.min_open ? "(" : "[";
+    return text + shortest(r.min) + ", " + shortest(r.max) + (r.max_open ? ")" : "]");
+}
+
+std::string joined(const std::vector<std::string>& parts, const std::string& separator) {
+    std::string text;
+    for (const std::string& part : parts) text += (text.empty() ? "" : separator) + part;
+    return text;
+}
+
+[[noreturn]] void refuse(const OptionSpec& spec, const std::string& what) {
+    throw input_error(spec.reference() + " = " + what);
+}
+
+[[noreturn]] void refuse_range(const OptionSpec& spec, const std::string& text) {
+    refuse(spec, text + " is outside " + spec.allowed() + ": " + spec.help + "; default " + spec.default_text());
+}
+
+/// `text` as a number (whole if `whole`; out of long long's range as an infinity); false if it
+/// is not one: empty, leading space, trailing text or hexadecimal.
+bool read_number(const std::string& text, bool whole, double& v) {
+    if (text.empty() || std::isspace(static_cast<unsigned char>(text[0])) || text.find_first_of("xX") != std::string::npos)
+        return false;
+    char* end = nullptr;
+    errno = 0;
+    if (whole) {
+        const long long n = std::strtoll(text.c_str(), &end, 10);
+        v = errno == ERANGE ? std::copysign(INFINITY, static_cast<double>(n)) : static_cast<double>(n);
+    } else {
+        v = std::strtod(text.c_str(), &end);
+    }
+    return end == text.c_str() + text.size();
+}
+
+double checked_number(const OptionSpec& spec, const std::string& text, bool whole) {
+    double v = 0.0;
+    if (!read_number(text, whole, v)) refuse(spec, "'" + text + "' is not " + (whole ? "a whole number" : "a number"));
+    if (!contains(spec.ranges.front(), v)) refuse_range(spec, text);
+    return v;
+}
+
+int checked_choice(const OptionSpec& spec, const std::string& text) {
+    for (std::size_t i = 0; i < spec.choices.size(); ++i)
+        if (text == spec.choices[i]) return static_cast<int>(i);
+    refuse(spec, "'" + text + "' is not allowed; use " + spec.allowed());
+}
+
+bool checked_boolean(const OptionSpec& spec, const std::string& text) {
+    if (text != "true" && text != "false") refuse(spec, "'" + text + "' is not allowed; use " + spec.allowed());
+    return text == "true";
+}
+
+/// "digits:2": the kind is the index of its name in `choices`, the count within its range.
+InnerStop checked_inner(const OptionSpec& spec, const std::string& text) {
+    const auto colon = text.find(':');
+    const auto kind = std::find(spec.choices.begin(), spec.choices.end(), text.substr(0, colon));
+    if (colon == std::string::npos || kind == spec.choices.end())
+        refuse(spec, "'" + text + "' is not allowed; use " + joined(spec.choices, ":N or ") + ":N, e.g. " +
+                         spec.default_text());
+    double count = 0.0;
+    if (!read_number(text.substr(colon + 1), true, count))
+        refuse(spec, "'" + text + "': the count after ':' must be a whole number, e.g. " + spec.default_text());
+    const auto k = static_cast<std::size_t>(kind - spec.choices.begin());
+    if (!contains(spec.ranges[k], count)) refuse_range(spec, text);
+    return {static_cast<InnerStop::Kind>(k), static_cast<int>(count)};
+}
+
+/// An enum member of SolverOptions as OptionSpec reaches it: by the index of its value.
+template <auto member>
+OptionSpec::EnumField enum_field() {
+    using Enum = std::remove_reference_t<decltype(std::declval<SolverOptions&>().*member)>;
+    return {[](const SolverOptions& o) { return static_cast<int>(o.*member); },
+            [](SolverOptions& o, int i) { o.*member = static_cast<Enum>(i); }};
+}
+
+template <OptionType type, class Member>
+constexpr bool field_of =
+    std::is_same_v<std::variant_alternative_t<static_cast<std::size_t>(type), OptionSpec::Field>, Member>;
+static_assert(field_of<OptionType::choice, OptionSpec::EnumField> && field_of<OptionType::integer, int SolverOptions::*> &&
+              field_of<OptionType::real, double SolverOptions::*> &&
+              field_of<OptionType::inner_stop, InnerStop SolverOptions::*> &&
+              field_of<OptionType::boolean, bool SolverOptions::*>);
+
+constexpr Range closed(double min, double max) { return {min, max, false, false}; }
+constexpr Range left_open(double min, double max) { return {min, max, true, false}; }
+constexpr Range open_range(double min, double max) { return {min, max, true, true}; }
+
+const OptionSpec& entry(const char* field) {
+    const OptionSpec* spec = find_option(field);
+    if (!spec) throw std::logic_error(std::string("no option ") + field + " in the option table");
+    return *spec;
+}
+
+/// The value that `text` sets `member` to, through the table's entry for `field`.
+template <class T>
+T parsed(const char* field, T SolverOptions::*member, const std::string& text) {
+    SolverOptions options;
+    entry(field).set(options, text);
+    return options.*member;
+}
+
+/// The table's text for `value` of `member`.
+template <class T>
+std::string named(const char* field, T SolverOptions::*member, const T& value) {
+    SolverOptions options;
+    options.*member = value;
+    return entry(field).get(options);
 }
 
 }  // namespace
 
-Smoother parse_smoother(const std::string& text) { return parse_name(text, "smoother", smoother_names); }
-Precision parse_precision(const std::string& text) { return parse_name(text, "precision", precision_names); }
-CoarseSolver parse_coarse_solver(const std::string& text) {
-    return parse_name(text, "coarse-solver", coarse_solver_names);
-}
-CoarsePreconditioner parse_coarse_preconditioner(const std::string& text) {
-    return parse_name(text, "coarse-preconditioner", coarse_names);
-}
-BackendKind parse_backend(const std::string& text) { return parse_name(text, "backend", backend_names); }
-std::string to_string(Smoother s) { return name_of(s, smoother_names); }
-std::string to_string(Precision p) { return name_of(p, precision_names); }
-std::string to_string(CoarseSolver s) { return name_of(s, coarse_solver_names); }
-std::string to_string(CoarsePreconditioner p) { return name_of(p, coarse_names); }
-std::string to_string(BackendKind b) { return name_of(b, backend_names); }
-
-InnerStop parse_inner_stop(const std::string& text) {
-    const auto colon = text.find(':');
-    const std::string kind = text.substr(0, colon);
-    InnerStop inner;
-    if (colon == std::string::npos || (kind != "cycles" && kind != "digits"))
-        throw input_error("--inner '" + text + "' is not allowed; use cycles:N or digits:N, e.g. digits:2");
-    inner.kind = kind == "cycles" ? InnerStop::Kind::cycles : InnerStop::Kind::digits;
-    try {
-        std::size_t used = 0;
-        inner.count = std::stoi(text.substr(colon + 1), &used);
-        if (used != text.size() - colon - 1) throw std::invalid_argument("trailing text");
-    } catch (const std::exception&) {
-        throw input_error("--inner '" + text + "': the count after ':' must be a whole number, e.g. digits:2");
-    }
-    return inner;
-}
-
-std::string to_string(const InnerStop& inner) {
-    return (inner.kind == InnerStop::Kind::cycles ? "cycles:" : "digits:") + std::to_string(inner.count);
-}
-
-void validate(const SolverOptions& o) {
-    auto fail = [](const std::string& what) { throw input_error(what); };
-    auto num = [](double v) {
-        char buffer[32];
-        std::snprintf(buffer, sizeof buffer, "%.6g", v);
-        return std::string(buffer);
+const std::vector<OptionSpec>& option_table() {
+    static const std::vector<OptionSpec> table = {
+        {.field = "backend", .flag = "backend", .member = enum_field<&SolverOptions::backend>(),
+         .choices = {"auto", "cpu", "cuda"},
+         .help = "where the solve runs: auto takes the GPU when one is usable, else the CPU"},
+        {.field = "precision", .flag = "precision", .member = enum_field<&SolverOptions::precision>(),
+         .choices = {"double", "single", "mixed"},
+         .help = "arithmetic of the solve: mixed runs float V-cycles inside double refinement"},
+        {.field = "smoother", .flag = "smoother", .member = enum_field<&SolverOptions::smoother>(),
+         .choices = {"jacobi", "gauss-seidel", "adi"}, .help = "multigrid smoother"},
+        {.field = "omega", .flag = "omega", .member = &SolverOptions::omega, .ranges = {left_open(0.0, 1.0)},
+         .help = "Jacobi damping"},
+        {.field = "line_omega", .flag = "line-omega", .member = &SolverOptions::line_omega,
+         .ranges = {left_open(0.0, 1.0)}, .help = "ADI line-sweep damping"},
+        {.field = "pre_smooth", .flag = "pre-smooth", .member = &SolverOptions::pre_smooth, .ranges = {closed(0, 64)},
+         .help = "pre-smoothing steps (one ADI application counts two)"},
+        {.field = "post_smooth", .flag = "post-smooth", .member = &SolverOptions::post_smooth, .ranges = {closed(0, 64)},
+         .help = "post-smoothing steps (one ADI application counts two)"},
+        {.field = "coarse_level", .flag = "coarse-level", .member = &SolverOptions::coarse_level,
+         .ranges = {closed(0, 15)}, .help = "refinement level of the coarsest grid (capped at the level of the solve)"},
+        {.field = "coarse_solver", .flag = "coarse-solver", .member = enum_field<&SolverOptions::coarse_solver>(),
+         .choices = {"direct", "pcg"},
+         .help = "solve on the coarsest grid: direct by its inverse, computed at setup (grids up to 65x65; larger "
+                 "ones use pcg), or pcg"},
+        {.field = "coarse_preconditioner", .flag = "coarse-preconditioner",
+         .member = enum_field<&SolverOptions::coarse_preconditioner>(), .choices = {"jacobi", "adi"},
+         .help = "preconditioner of pcg on the coarsest grid"},
+        {.field = "coarse_iterations", .flag = "coarse-iterations", .member = &SolverOptions::coarse_iterations,
+         .ranges = {closed(1, 10000)},
+         .help = "pcg iterations on the coarsest grid, at most (fewer if it has fewer unknowns: then the solve is exact)"},
+        {.field = "inner", .flag = "inner", .member = &SolverOptions::inner, .choices = {"cycles", "digits"},
+         .ranges = {closed(1, 32), closed(1, 6)},
+         .help = "inner stop of mixed precision: float cycles per outer step, or digits to gain (float resolves about 7)"},
+        {.field = "inner_max_cycles", .flag = "inner-max-cycles", .member = &SolverOptions::inner_max_cycles,
+         .ranges = {closed(1, 1000)}, .help = "cap on inner cycles per outer step in digits mode"},
+        {.field = "digits", .flag = "digits", .member = &SolverOptions::digits, .ranges = {left_open(0.0, 15.0)},
+         .help = "stop when the defect has dropped by this many digits (double resolves about 16)"},
+        {.field = "max_iterations", .flag = "max-iterations", .member = &SolverOptions::max_iterations,
+         .ranges = {closed(1, 1000000)}, .help = "outer iterations before giving up"},
+        {.field = "stall_steps", .flag = "stall-steps", .member = &SolverOptions::stall_steps, .ranges = {closed(1, 1000)},
+         .help = "outer steps without 1% progress that mean stagnation"},
+        {.field = "divergence_factor", .flag = "divergence-factor", .member = &SolverOptions::divergence_factor,
+         .ranges = {open_range(1.0, INFINITY)}, .help = "a defect this many times the initial one means divergence"},
+        {.field = "fallback_to_double", .flag = "no-fallback", .member = &SolverOptions::fallback_to_double,
+         .switch_sets = false,
+         .help = "when the float inner solve of mixed precision stalls, continue with double inner cycles"},
     };
-    if (!(o.omega > 0.0 && o.omega <= 1.0))
-        fail("--omega " + num(o.omega) + " is outside (0, 1]: the Jacobi damping must be positive and at most 1 (default 0.7)");
-    if (!(o.line_omega > 0.0 && o.line_omega <= 1.0))
-        fail("--line-omega " + num(o.line_omega) +
-             " is outside (0, 1]: the ADI line damping must be positive and at most 1 (default 0.7)");
-    if (o.pre_smooth < 0 || o.pre_smooth > 64) fail("--pre-smooth " + std::to_string(o.pre_smooth) + " is outside 0..64");
-    if (o.post_smooth < 0 || o.post_smooth > 64) fail("--post-smooth " + std::to_string(o.post_smooth) + " is outside 0..64");
-    if (o.coarse_level < 0 || o.coarse_level > 15)
-        fail("--coarse-level " + std::to_string(o.coarse_level) + " is outside 0..15 (it is capped at the --level of the solve)");
-    if (o.coarse_iterations < 1 || o.coarse_iterations > 10000)
-        fail("--coarse-iterations " + std::to_string(o.coarse_iterations) + " is outside 1..10000");
-    if (o.inner.kind == InnerStop::Kind::cycles && (o.inner.count < 1 || o.inner.count > 32))
-        fail("--inner cycles:" + std::to_string(o.inner.count) + ": the cycle count must be in 1..32");
-    if (o.inner.kind == InnerStop::Kind::digits && (o.inner.count < 1 || o.inner.count > 6))
-        fail("--inner digits:" + std::to_string(o.inner.count) + ": the digit count must be in 1..6 (float resolves ~7)");
-    if (o.inner_max_cycles < 1 || o.inner_max_cycles > 1000)
-        fail("--inner-max-cycles " + std::to_string(o.inner_max_cycles) + " is outside 1..1000");
-    if (!(o.digits > 0.0 && o.digits <= 15.0))
-        fail("--digits " + num(o.digits) + " is outside (0, 15]: double resolves about 16 digits");
-    if (o.max_iterations < 1 || o.max_iterations > 1000000)
-        fail("--max-iterations " + std::to_string(o.max_iterations) + " is outside 1..1000000");
-    if (o.stall_steps < 1 || o.stall_steps > 1000)
-        fail("--stall-steps " + std::to_string(o.stall_steps) + " is outside 1..1000");
-    if (!(o.divergence_factor > 1.0) || !std::isfinite(o.divergence_factor))
-        fail("the divergence factor " + num(o.divergence_factor) + " must be a finite number greater than 1");
+    return table;
 }
+
+const OptionSpec* find_option(const std::string& field) {
+    for (const OptionSpec& spec : option_table())
+        if (field == spec.field) return &spec;
+    return nullptr;
+}
+
+std::string OptionSpec::allowed() const {
+    switch (type()) {
+    case OptionType::choice: return "one of " + joined(choices, ", ");
+    case OptionType::integer: return range_text(ranges.front(), true);
+    case OptionType::real: return range_text(ranges.front(), false);
+    case OptionType::inner_stop: {
+        std::vector<std::string> kinds;
+        for (std::size_t k = 0; k < choices.size(); ++k) kinds.push_back(choices[k] + ":" + range_text(ranges[k], true));
+        return joined(kinds, " or ");
+    }
+    case OptionType::boolean: return "true or false";
+    }
+    return "?";
+}
+
+std::string OptionSpec::get(const SolverOptions& options) const {
+    return std::visit(
+        [&](auto member) -> std::string {
+            if constexpr (std::is_same_v<decltype(member), EnumField>) {
+                const int i = member.get(options);
+                return i >= 0 && i < static_cast<int>(choices.size()) ? choices[i] : std::to_string(i);
+            } else {
+                const auto& v = options.*member;
+                using T = std::decay_t<decltype(v)>;
+                if constexpr (std::is_same_v<T, int>)
+                    return std::to_string(v);
+                else if constexpr (std::is_same_v<T, double>)
+                    return shortest(v);
+                else if constexpr (std::is_same_v<T, bool>)
+                    return v ? "true" : "false";
+                else
+                    return choices.at(static_cast<std::size_t>(v.kind)) + ":" + std::to_string(v.count);
+            }
+        },
+        member);
+}
+
+void OptionSpec::set(SolverOptions& options, const std::string& text) const {
+    std::visit(
+        [&](auto member) {
+            if constexpr (std::is_same_v<decltype(member), EnumField>) {
+                member.set(options, checked_choice(*this, text));
+            } else {
+                auto& v = options.*member;
+                using T = std::decay_t<decltype(v)>;
+                if constexpr (std::is_same_v<T, int>)
+                    v = static_cast<int>(checked_number(*this, text, true));
+                else if constexpr (std::is_same_v<T, double>)
+                    v = checked_number(*this, text, false);
+                else if constexpr (std::is_same_v<T, bool>)
+                    v = checked_boolean(*this, text);
+                else
+                    v = checked_inner(*this, text);
+            }
+        },
+        member);
+}
+
+void validate(const SolverOptions& options) {
+    for (const OptionSpec& spec : option_table()) {
+        SolverOptions scratch;
+        spec.set(scratch, spec.get(options));
+    }
+}
+
+InnerStop parse_inner_stop(const std::string& text) { return parsed("inner", &SolverOptions::inner, text); }
+Smoother parse_smoother(const std::string& text) { return parsed("smoother", &SolverOptions::smoother, text); }
+Precision parse_precision(const std::string& text) { return parsed("precision", &SolverOptions::precision, text); }
+CoarseSolver parse_coarse_solver(const std::string& text) {
+    return parsed("coarse_solver", &SolverOptions::coarse_solver, text);
+}
+BackendKind parse_backend(const std::string& text) { return parsed("backend", &SolverOptions::backend, text); }
+std::string to_string(const InnerStop& inner) { return named("inner", &SolverOptions::inner, inner); }
+std::string to_string(Smoother s) { return named("smoother", &SolverOptions::smoother, s); }
+std::string to_string(Precision p) { return named("precision", &SolverOptions::precision, p); }
+std::string to_string(CoarseSolver s) { return named("coarse_solver", &SolverOptions::coarse_solver, s); }
+std::string to_string(BackendKind b) { return named("backend", &SolverOptions::backend, b); }
 
 std::string to_string(SolveStatus s) {
     switch (s) {

@@ -62,18 +62,23 @@ private:
     const SolverOptions& options_;
 };
 
-/// Wording of the refinement loop's failure messages (what went wrong, and what to try).
+/// Wording of the refinement loop's failure messages (what went wrong, and what to try). They name
+/// options as SolverOptions fields, in the notation of OptionSpec, which the CLI respells as flags.
 namespace refinement_messages {
 
 /// What to change about the cycle itself.
 inline std::string smoother_hint(const SolverOptions& o) {
     switch (o.smoother) {
     case Smoother::jacobi:
-        return "try --smoother adi, more smoothing steps (--pre-smooth, --post-smooth) or a smaller --omega";
-    case Smoother::gauss_seidel: return "try --smoother adi or more smoothing steps (--pre-smooth, --post-smooth)";
+        return "try SolverOptions::smoother = adi, more smoothing steps (SolverOptions::pre_smooth, "
+               "SolverOptions::post_smooth) or a smaller SolverOptions::omega";
+    case Smoother::gauss_seidel:
+        return "try SolverOptions::smoother = adi or more smoothing steps (SolverOptions::pre_smooth, "
+               "SolverOptions::post_smooth)";
     case Smoother::adi: break;
     }
-    return "try more smoothing steps (--pre-smooth, --post-smooth) or a smaller --line-omega";
+    return "try more smoothing steps (SolverOptions::pre_smooth, SolverOptions::post_smooth) or a smaller "
+           "SolverOptions::line_omega";
 }
 
 /// "after gaining 3.21 of the 8 requested digits": the digits as SolveReport::digits_gained() has them.
@@ -88,18 +93,18 @@ inline std::string progress(const SolveReport& report, const SolverOptions& o) {
 inline std::string stagnation_cause(const SolverOptions& o, bool fell_back, bool fallback_available, double gained) {
     if (o.precision == Precision::single)
         return "single precision cannot resolve this problem further (float holds about 7 digits, fewer for the "
-               "ill-conditioned matrices of fine or anisotropic grids); use --precision mixed or double, or if "
-               "those stall too, " + smoother_hint(o);
+               "ill-conditioned matrices of fine or anisotropic grids); use SolverOptions::precision = mixed or double, "
+               "or if those stall too, " + smoother_hint(o);
     if (o.precision == Precision::mixed && !fell_back)
         return std::string("the float inner solve no longer reduces the defect; ") +
                (fallback_available ? ""
-                                   : "drop --no-fallback so that double inner cycles take over, or use --precision "
-                                     "double; if those stall too, ") +
+                                   : "set SolverOptions::fallback_to_double = true so that double inner cycles "
+                                     "take over, or use SolverOptions::precision = double; if those stall too, ") +
                smoother_hint(o);
     return std::string("the multigrid cycle no longer reduces the defect") +
            (fell_back ? " even with double inner cycles, so float precision is not the cause" : "") +
            ": the smoother does not suit this problem (" + smoother_hint(o) + ")" +
-           (gained > 6.0 ? ", or --digits asks for more than double resolves for this matrix" : "");
+           (gained > 6.0 ? ", or SolverOptions::digits asks for more than double resolves for this matrix" : "");
 }
 
 }  // namespace refinement_messages
@@ -148,8 +153,9 @@ void refine(Backend& be, const typename Backend::template matrix<Outer>& A,
         if (report.outer_iterations >= options.max_iterations) {
             report.status = SolveStatus::max_iterations;
             report.message = "no convergence within " + std::to_string(options.max_iterations) +
-                             " outer iterations (--max-iterations) " + refinement_messages::progress(report, options) +
-                             "; " + refinement_messages::smoother_hint(options);
+                             " outer iterations (SolverOptions::max_iterations) " +
+                             refinement_messages::progress(report, options) + "; " +
+                             refinement_messages::smoother_hint(options);
             return;
         }
         OuterStep step;
@@ -179,8 +185,9 @@ void refine(Backend& be, const typename Backend::template matrix<Outer>& A,
                                   ? ": the smoother diverges on this problem; " + refinement_messages::smoother_hint(options)
                                   : ": float overflowed or the smoother diverges; " +
                                         std::string(options.precision == Precision::single
-                                                        ? "use --precision mixed or double, or "
-                                                        : "drop --no-fallback or use --precision double, or ") +
+                                                        ? "use SolverOptions::precision = mixed or double, or "
+                                                        : "set SolverOptions::fallback_to_double = true or use "
+                                                          "SolverOptions::precision = double, or ") +
                                         refinement_messages::smoother_hint(options));
             return;
         }
