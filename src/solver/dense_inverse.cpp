@@ -28,7 +28,8 @@ std::vector<double> dense_inverse(const NineBands<double>& A) {
     if (!factored || !inverse.allFinite())
         throw input_error("the coarsest grid's matrix (" + std::to_string(A.mx) + "x" + std::to_string(A.my) +
                           " nodes) is singular, so it has no direct solve: check the matrix (every node needs a "
-                          "nonzero diagonal and Dirichlet rows need their identity), or use --coarse-solver pcg");
+                          "nonzero diagonal and Dirichlet rows need their identity), or use "
+                          "SolverOptions::coarse_solver = pcg");
     std::vector<double> rows(static_cast<std::size_t>(n) * n);
     Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(rows.data(), n, n) = inverse;
     return rows;
