@@ -8,7 +8,7 @@
 //   dependent launches as the backend does), as the grid-wide barriers of one persistent
 //   cooperative kernel, as cluster barriers (distributed shared memory), and as block barriers.
 //
-// bench/PERFORMANCE.md ("What the mixed-against-double targets need") uses them to bound what a
+// docs/performance.md ("Mixed vs double at L=10: the latency budget") uses them to bound what a
 // different design of the coarse levels (persistent or cluster kernels) could gain.
 //
 //   floor_bench [--steps 400]

@@ -1,6 +1,6 @@
 // Each backend operation on one level, timed on the GPU and set against the bytes it must move
 // at least (each input read once, each output written once) and the measured copy bandwidth.
-// This is where the performance notes (bench/PERFORMANCE.md) get their numbers.
+// This is where the performance notes (docs/performance.md) get their numbers.
 //
 //   kernel_bench [--levels 10,12] [--json FILE]
 

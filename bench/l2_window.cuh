@@ -2,7 +2,7 @@
 // Holding a range of device memory in the L2 cache between kernels: CUDA's access-policy window
 // over the part of L2 set aside for persisting lines. The benchmarks use it to time a sweep whose
 // bands stay on chip from one call to the next, which bounds what a level whose matrix fits in L2
-// could gain from that (bench/PERFORMANCE.md, "Bands held in L2").
+// could gain from that (docs/performance.md, "Bands held in L2").
 
 #include "../src/cuda/device_memory.cuh"
 

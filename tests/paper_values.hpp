@@ -1,5 +1,6 @@
 #pragma once
-// Values printed in the paper (papers/002_d93e00771ad669e9.txt), quoted where tests check them.
+// Values printed in the paper (Göddeke and Strzodka, Cyclic Reduction Tridiagonal Solvers on GPUs
+// Applied to Mixed Precision Multigrid, IEEE TPDS 2011), quoted where tests check them.
 
 #include <map>
 #include <string>

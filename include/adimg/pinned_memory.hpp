@@ -4,9 +4,8 @@
 ///
 /// A GPU solve moves b to the device and x back. From ordinary (pageable) memory every byte
 /// first goes through a pinned staging buffer on the host; from pinned memory the device's DMA
-/// engines read and write it directly, at the full rate of the bus. On the H200 b and x took
-/// 0.32 ms instead of 0.53 ms at L=10, and 4.9 ms instead of 6.8 ms at L=12 (bench/PERFORMANCE.md,
-/// "b and x in pinned memory"). The direct path serves the double and mixed precisions, whose
+/// engines read and write it directly, at the full rate of the bus, which makes the transfers of a
+/// solve about a quarter faster on the H200 (docs/performance.md, "b and x in pinned memory"). The direct path serves the double and mixed precisions, whose
 /// outer loop keeps b and x in double on the device; single precision converts them to float on
 /// the host, through the staging buffers, wherever they live.
 ///

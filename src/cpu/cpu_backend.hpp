@@ -170,17 +170,6 @@ public:
         }
     }
 
-    /// `steps` ADI half-steps on x in place, x-lines first, alternating with work.
-    template <class T>
-    void adi_steps(const matrix<T>& A, const vector<T>& b, vector<T>& x, vector<T>& work, T omega, int steps) {
-        in_place_passes(
-            x, work, steps,
-            [&](int s, const vector<T>& from, vector<T>& to) {
-                line_relax(A, b, from, to, s % 2 == 0 ? Direction::x : Direction::y, omega);
-            },
-            [&](const vector<T>& from, vector<T>& to) { copy(from, to); });
-    }
-
     // --- grid transfer ----------------------------------------------------------------------
     /// coarse = R fine (R = P^T); coarse boundary nodes get 0.
     template <class T>

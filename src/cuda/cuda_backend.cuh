@@ -128,15 +128,6 @@ public:
                     T omega) {
         lines_.relax(A, b.data(), x_in.data(), x_out.data(), direction, omega);
     }
-    template <class T>
-    void adi_steps(const matrix<T>& A, const vector<T>& b, vector<T>& x, vector<T>& work, T omega, int steps) {
-        in_place_passes(
-            x, work, steps,
-            [&](int s, const vector<T>& from, vector<T>& to) {
-                line_relax(A, b, from, to, s % 2 == 0 ? Direction::x : Direction::y, omega);
-            },
-            [&](const vector<T>& from, vector<T>& to) { copy(from, to); });
-    }
 
     // --- grid transfer ------------------------------------------------------------------------
     template <class T>
@@ -148,7 +139,7 @@ public:
     /// coarse = R (b - A x): on large grids in one fused pass (kernels::restrict_defect), else as
     /// a defect and a restriction, with `d` as scratch. A fused block computes four times the
     /// defects of an unfused one, which only the largest grids have the blocks to hide
-    /// (docs/performance.md, "Fused restriction").
+    /// (docs/performance.md, "Defect and restriction fused on large grids").
     template <class T>
     void restrict_defect(const matrix<T>& A, const vector<T>& b, const vector<T>& x, vector<T>& d, const vector<T>& split_x,
                          const vector<T>& split_y, vector<T>& coarse) {

@@ -1,6 +1,6 @@
 #pragma once
 // A sequence of launches recorded once as a CUDA graph and replayed: one launch instead of the
-// hundreds of a V-cycle (docs/performance.md, "Graphs and programmatic launches").
+// hundreds of a V-cycle (docs/performance.md, "Graphs and programmatic dependent launches").
 
 #include "device_memory.cuh"
 

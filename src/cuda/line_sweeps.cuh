@@ -5,7 +5,8 @@
 // (partition method or cyclic reduction in shared memory); longer y-lines either several
 // adjacent ones per block, read in place (narrow grids), or as x-lines of the transposed grid:
 // b and x_in are transposed (tiled, coalesced), swept, and the result transposed back
-// (docs/performance.md, "Line solver choices").
+// (docs/performance.md, "Line solver choice by length",
+// "y-lines transposed from 256 columns").
 
 #include "device_memory.cuh"
 #include "kernels/line_sweeps.cuh"

@@ -10,7 +10,8 @@
 
 namespace adimg {
 
-/// How the ADI line sweeps solve their lines (docs/performance.md, "Line solver choices").
+/// How the ADI line sweeps solve their lines (docs/performance.md, "Line solver choice by
+/// length" and the sections after it).
 struct LinePolicy {
     /// Lines up to this length are solved one warp each in registers (warp_line_solve.hpp);
     /// longer ones in shared memory.
@@ -36,16 +37,17 @@ struct LinePolicy {
 struct CudaPolicy {
     LinePolicy lines;
     /// Restrict the defect in one fused pass (true), as a defect and a restriction (false), or by
-    /// grid size (docs/performance.md, "Fused restriction").
+    /// grid size (docs/performance.md, "Defect and restriction fused on large grids").
     std::optional<bool> fused_restriction;
     /// Record the V-cycle once as a CUDA graph and replay it (docs/performance.md, "Graphs and
-    /// programmatic launches").
+    /// programmatic dependent launches").
     bool graphs = true;
     /// Launch kernels as programmatic dependent launches where the device (sm_90 or newer) and
     /// the build support them.
     bool programmatic_launch = true;
     /// Host transfers in chunks of this many bytes instead of the measured rule, and staged even
-    /// from page-locked memory (docs/performance.md, "Host transfers").
+    /// from page-locked memory (docs/performance.md, "Staging chunk sizes",
+    /// "b and x in pinned memory").
     std::optional<std::size_t> transfer_chunk_bytes;
     bool staged_transfers = false;
 };

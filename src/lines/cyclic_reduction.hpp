@@ -14,7 +14,7 @@
 //        coalesced pass (thread t loads equation t) with all loads independent. Without it the
 //        even equations are loaded first and the first reduction loads the odd ones itself:
 //        two dependent passes, but 1.5 n words less shared memory, which lets more lines run
-//        at once on long lines (bench/PERFORMANCE.md has the measurements);
+//        at once on long lines (docs/performance.md, "Level-0 staging and threads per line");
 //        E_0 may be left out as well: the first reduction then loads all three of its
 //        equations from memory and the last substitution loads its even equation again (the
 //        evens are read twice and then once more, mostly from cache), for 1.5 n words less again;
@@ -215,7 +215,7 @@ ADIMG_HD void cyclic_reduction(const CrLayout& L, Staging staging, T* shared, Ph
     const CrStaging level0 = staging;
     const bool in_shared = level0 != CrStaging::none;
     // Each equation is formed first and then stored to E or O by parity: loading inside two
-    // branches made every warp run its (17-read) loads twice, once per half (bench/PERFORMANCE.md).
+    // branches made every warp run its (17-read) loads twice, once per half (docs/performance.md, "Cyclic reduction in shared memory").
     // Indices are never negative: parity and halves are bit operations (i % 2 and i / 2 on a
     // signed int cost sign fix-ups in every phase).
     const int even0 = L.even_base(0, 0), odd0 = L.first_odd_base(0), odd0_size = L.first_odd_size;

@@ -3,7 +3,7 @@
 // equations on its own, one warp solves the small system that couples the chunks, and each
 // thread then fills in its chunk. Four block barriers per line, against the 2 log2 n phases of
 // cyclic reduction (cyclic_reduction.hpp), whose barriers and latency chains bound long lines
-// (bench/PERFORMANCE.md, "Long lines by the partition method").
+// (docs/performance.md, "Long lines by the partition method").
 //
 // The line (n equations, normalised to a unit diagonal: a x_{i-1} + x_i + c x_{i+1} = v) is cut
 // into C chunks of K or K + 1 consecutive equations (at least two each). Thread t, with chunk
@@ -25,7 +25,7 @@
 // Larger ones are solved by the same method once more: they are copied to arrays of their own,
 // each of the 32 lanes eliminates a chunk of 2C / 32 of them, and the 64 equations that couple
 // those chunks go to the registers. Registers bound the first way (they limit the blocks per
-// SM), the lanes' serial chunks the second; bench/PERFORMANCE.md has which wins where.
+// SM), the lanes' serial chunks the second; docs/performance.md, "Long lines by the partition method", has which wins where.
 //
 // Shared memory, in words of T: the arrays a, c, v of the line (3 n plus padding), rewritten in
 // place, the solution going to v; with two levels also the coupling system (3 x 2C) and the

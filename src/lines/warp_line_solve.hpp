@@ -3,7 +3,7 @@
 //
 // Why: on the coarse levels of a V-cycle (lines of 65 to 513 unknowns) a line sweep is bound by
 // latency, not bandwidth, and the shared-memory cyclic reduction spends it in 2 log2 n dependent
-// phases, each ended by a barrier (bench/PERFORMANCE.md, "Short lines in one warp").
+// phases, each ended by a barrier (docs/performance.md, "Short lines in one warp").
 //
 // Lane l holds the equations l, l + 32, l + 64, ... of the line in its K slots, so that the warp
 // loads every slot coalesced. Five steps of parallel cyclic reduction (PCR) with strides 1, 2, 4,

@@ -30,8 +30,6 @@
 //   gauss_seidel(A, b, x)                  one four-colour Gauss–Seidel sweep in place
 //   line_relax(A, b, x_in, x_out, dir, omega)  one damped ADI half-step (all lines of direction
 //                                          dir solved exactly), out of place
-//   adi_steps(A, b, x, work, omega, s)     s half-steps on x in place, x-lines first, then
-//                                          alternating
 //   restrict_defect(A, b, x, d, tx, ty, coarse)  coarse = R (b - A x); d is scratch
 //   prolong_add(coarse, tx, ty, fine, mx, my)    fine += P coarse on interior nodes
 //   update_defect_norm(A, b, x, alpha, c, x_next, d)  x_next = x + alpha c, d = b - A x_next;
@@ -59,8 +57,8 @@
 
 namespace adimg {
 
-/// How a backend runs `passes` out-of-place passes on x in place, for jacobi_steps and
-/// adi_steps: pass(p, from, to) reads one buffer and writes the other, alternating between x and
+/// `passes` out-of-place passes on x in place (Jacobi steps in the backends, ADI half-steps in
+/// the cycle): pass(p, from, to) reads one buffer and writes the other, alternating between x and
 /// work; after an odd number of passes the result is copied back into x. x and work stay the
 /// buffers they are, so a recorded cycle replays with the same ones.
 template <class Vector, class Pass, class Copy>

@@ -16,7 +16,7 @@ namespace adimg {
 ///
 /// Why direct: on the GPU every level of a V-cycle costs about a dozen dependent kernel launches,
 /// however small its grid, so the levels below 33 x 33 cost as much as the 1025 x 1025 level's
-/// smoothing (bench/PERFORMANCE.md, "Direct coarsest-grid solve"); one product with a 1089 x 1089
+/// smoothing (docs/performance.md, "Direct coarsest-grid solve"); one product with a 1089 x 1089
 /// inverse (9.5 MB, held in L2) replaces them. It is also the better cycle: on the graded
 /// meshes of A4 and A5 the coarse levels smooth poorly, and an exact solve on 33 x 33 saves 2-3 of
 /// their 11-14 cycles.

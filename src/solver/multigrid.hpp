@@ -130,8 +130,14 @@ private:
         case Smoother::gauss_seidel:
             for (int s = 0; s < steps; ++s) be_.gauss_seidel(level.A, level.b, level.x);
             break;
-        case Smoother::adi:
-            be_.adi_steps(level.A, level.b, level.x, level.work, T(options_.line_omega), steps);
+        case Smoother::adi:  // x-lines first, then alternating
+            in_place_passes(
+                level.x, level.work, steps,
+                [&](int s, const Vector& from, Vector& to) {
+                    be_.line_relax(level.A, level.b, from, to, s % 2 == 0 ? Direction::x : Direction::y,
+                                   T(options_.line_omega));
+                },
+                [&](const Vector& from, Vector& to) { be_.copy(from, to); });
             break;
         }
     }

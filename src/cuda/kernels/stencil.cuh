@@ -73,7 +73,7 @@ __global__ void jacobi(BandsView<T> A, const T* __restrict__ b, const T* __restr
 /// edge rows (Steps above and below) are computed by both neighbours, and the block meets a
 /// barrier Steps times per row. The next row's loads are issued before the current row is
 /// computed, so they are in flight meanwhile. The code is written for any number of steps;
-/// three and four in one pass were measured slower than passes of two (bench/PERFORMANCE.md,
+/// three and four in one pass were measured slower than passes of two (docs/performance.md,
 /// "Jacobi steps streamed down bands of rows"), so two is the most the backend asks for.
 constexpr int jacobi_stream_threads = 128;
 constexpr int max_fused_jacobi_steps = 2;
