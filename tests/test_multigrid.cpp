@@ -99,7 +99,7 @@ TEST_CASE("dense_inverse refuses a singular matrix, naming the way out", "[coars
         const std::string what = e.what();
         INFO(what);
         CHECK(what.find("singular") != std::string::npos);
-        CHECK(what.find("--coarse-solver pcg") != std::string::npos);
+        CHECK(what.find("SolverOptions::coarse_solver = pcg") != std::string::npos);
     }
 }
 

@@ -6,19 +6,12 @@
 
 #include "cli_options.hpp"
 
-#include <adimg/error.hpp>
-#include <adimg/grid.hpp>
-#include <adimg/io.hpp>
 #include <adimg/problems.hpp>
 #include <adimg/solver.hpp>
 
 #include <chrono>
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace adimg::cli {
@@ -58,154 +51,8 @@ public:
     bool galerkin = false;             ///< the coarse levels are Galerkin products R A P of the finest matrix
 };
 
-/// A case on a level: the coarse levels rediscretized on their own meshes, or Galerkin products.
-class CaseProblem final : public Problem {
-public:
-    CaseProblem(const CaseSpec& spec, int case_level, bool galerkin_levels)
-        : spec_(spec), exact_{spec.x.length, spec.y.length} {
-        kind = "case";
-        name = spec.name;
-        level = case_level;
-        preparation = "assembly";
-        galerkin = galerkin_levels;
-        std::printf("case %s: %s; level %d\n", spec.name.c_str(), spec.description.c_str(), level);
-        const auto start = std::chrono::steady_clock::now();
-        mesh_ = spec.mesh(level);
-        b = assemble_load(mesh_, exact_);
-        preparation_seconds = seconds_since(start);
-    }
-
-    DirectSystem direct_system() override {
-        const auto start = std::chrono::steady_clock::now();
-        bands_ = assemble_stiffness(mesh_);
-        preparation_seconds += seconds_since(start);
-        return {bands_, b};
-    }
-
-    void setup(Solver& solver) override {
-        const auto start = std::chrono::steady_clock::now();
-        if (galerkin) {
-            const GridMatrix A(Grid::from_mesh(mesh_), assemble_stiffness(mesh_));
-            preparation_seconds += seconds_since(start);
-            solver.setup(A);
-        } else {
-            const Hierarchy hierarchy = rediscretized_hierarchy(spec_, level, solver.options().coarse_level);
-            preparation_seconds += seconds_since(start);
-            solver.setup(hierarchy);
-        }
-    }
-
-    std::pair<const char*, double> accuracy(const std::vector<double>& x) const override {
-        const double error = relative_l2_error(mesh_, exact_, x);
-        std::printf("relative L2 error %.7e\n", error);
-        return {"relative_l2_error", error};
-    }
-
-private:
-    CaseSpec spec_;
-    PolynomialProblem exact_;
-    TensorMesh mesh_;
-    NineBands<double> bands_;
-};
-
-/// A user's system from Matrix Market files; its coarse levels are Galerkin products.
-class MatrixProblem final : public Problem {
-public:
-    MatrixProblem(const std::string& file, GridMatrix A, std::vector<double> rhs, double read_seconds)
-        : A_(std::move(A)) {
-        kind = "matrix";
-        name = file;
-        level = A_.grid().finest_level();
-        b = std::move(rhs);
-        preparation = "reading";
-        preparation_seconds = read_seconds;
-        galerkin = true;
-        const Grid& grid = A_.grid();
-        std::printf("matrix %s: %dx%d grid, %zu rows, %s prolongation%s\n", file.c_str(), grid.mx(), grid.my(), grid.nodes(),
-                    grid.has_positions() ? "Q1 (from the element widths)" : "bilinear (t = 1/2)",
-                    A_.scaled_rows().empty()
-                        ? ""
-                        : (", " + std::to_string(A_.scaled_rows().size()) + " edge rows scaled to identity").c_str());
-    }
-
-    DirectSystem direct_system() override {
-        solver_b_ = A_.solver_rhs(b);
-        return {A_.bands(), solver_b_};
-    }
-
-    void setup(Solver& solver) override { solver.setup(A_); }
-
-    std::pair<const char*, double> accuracy(const std::vector<double>& x) const override {
-        double b_norm = 0.0;
-        for (double v : b) b_norm += v * v;
-        b_norm = std::sqrt(b_norm);
-        const double relative = A_.defect_norm(b, x) / (b_norm > 0.0 ? b_norm : 1.0);
-        std::printf("relative defect ||b - A x|| / ||b|| %.3e\n", relative);
-        return {"relative_defect", relative};
-    }
-
-private:
-    GridMatrix A_;
-    std::vector<double> solver_b_;  ///< b as the direct solve takes it (scaled edge rows)
-};
-
-/// "257x129" -> (257, 129). Throws input_error.
-inline std::pair<int, int> parse_grid(const std::string& text) {
-    const std::string refusal =
-        "--grid '" + text + "' is not allowed; use MXxMY with the nodes per direction, e.g. 257x257";
-    const auto x = text.find_first_of("xX");
-    auto number = [&](const std::string& part) {
-        char* end = nullptr;
-        const long v = std::strtol(part.c_str(), &end, 10);
-        if (part.empty() || *end != '\0' || v < 1 || v > (1L << 30)) throw input_error(refusal);
-        return static_cast<int>(v);
-    };
-    if (x == std::string::npos) throw input_error(refusal);
-    return {number(text.substr(0, x)), number(text.substr(x + 1))};
-}
-
-/// The grid of --grid, with the widths of --x-widths and --y-widths if given.
-inline Grid read_grid(const MatrixOptions& m) {
-    const auto [mx, my] = parse_grid(m.grid);
-    if (m.x_widths.empty() != m.y_widths.empty()) throw input_error("give both --x-widths and --y-widths, or neither");
-    if (m.x_widths.empty()) return Grid(mx, my);
-    std::vector<double> hx = read_matrix_market_vector(m.x_widths), hy = read_matrix_market_vector(m.y_widths);
-    if (static_cast<long long>(hx.size()) != mx - 1 || static_cast<long long>(hy.size()) != my - 1)
-        throw input_error("--x-widths and --y-widths hold " + std::to_string(hx.size()) + " and " +
-                          std::to_string(hy.size()) + " element widths, but the " + m.grid + " grid has " +
-                          std::to_string(mx - 1) + " and " + std::to_string(my - 1) + " elements");
-    return Grid::from_widths(std::move(hx), std::move(hy));
-}
-
-inline std::unique_ptr<Problem> read_matrix_problem(const MatrixOptions& m) {
-    if (m.grid.empty())
-        throw input_error("--matrix needs --grid MXxMY, the grid of the matrix (row p = j*MX + i for node (i, j))");
-    if (m.rhs.empty()) throw input_error("--matrix needs --rhs FILE, the right-hand side (Matrix Market)");
-    const auto start = std::chrono::steady_clock::now();
-    GridMatrix A = GridMatrix::from_eigen(read_grid(m), read_matrix_market_matrix(m.matrix));
-    std::vector<double> b = read_matrix_market_vector(m.rhs);
-    if (b.size() != A.grid().nodes())
-        throw input_error(m.rhs + ": the right-hand side has " + std::to_string(b.size()) + " entries, but the matrix has " +
-                          std::to_string(A.grid().nodes()) + " rows");
-    return std::make_unique<MatrixProblem>(m.matrix, std::move(A), std::move(b), seconds_since(start));
-}
-
 /// The problem of the command line: --matrix, or --case/--case-file (for the direct solve if
 /// `direct`, with Galerkin coarse levels if `galerkin`). Throws input_error for options of both.
-inline std::unique_ptr<Problem> load_problem(const ProblemOptions& problem, const MatrixOptions& matrix, bool direct,
-                                             bool galerkin) {
-    if (!matrix.matrix.empty()) {
-        if (!problem.case_name.empty() || !problem.case_file.empty())
-            throw input_error("give either --matrix or --case/--case-file, not both");
-        return read_matrix_problem(matrix);
-    }
-    for (const std::string* other : {&matrix.grid, &matrix.rhs, &matrix.x_widths, &matrix.y_widths})
-        if (!other->empty()) throw input_error("--grid, --rhs, --x-widths and --y-widths go with --matrix");
-    const CaseSpec spec = resolve_case(problem);
-    // Host bytes per finest node: double bands, rhs, solution (and their pinned copies for the
-    // GPU) and the coarser levels' share.
-    check_level(problem.level, direct ? 600 : 176, direct ? "the direct solve" : "the solve");
-    return std::make_unique<CaseProblem>(spec, problem.level, galerkin);
-}
+std::unique_ptr<Problem> load_problem(const ProblemOptions& problem, const MatrixOptions& matrix, bool direct, bool galerkin);
 
 }  // namespace adimg::cli

@@ -30,7 +30,9 @@ namespace {
 /// Throws device_error saying why no device is usable.
 void check_device() {
     std::string why;
-    if (!cuda_available(&why)) throw device_error("no usable CUDA device (" + why + "); choose the CPU backend");
+    if (!cuda_available(&why))
+        throw device_error("SolverOptions::backend = cuda, but no usable GPU or driver was found (" + why +
+                           "); use SolverOptions::backend = cpu, or auto to fall back to the CPU by itself");
 }
 }  // namespace
 

@@ -3,6 +3,8 @@
 #include <adimg/pinned_memory.hpp>
 #include <adimg/solver.hpp>
 
+#include "../solver/engine.hpp"
+
 namespace adimg {
 
 bool cuda_available(std::string* why) {
@@ -11,8 +13,9 @@ bool cuda_available(std::string* why) {
 }
 
 std::unique_ptr<SolverEngine> make_cuda_engine(const SolverOptions&) {
-    throw device_error("--backend cuda: this build of adimg has no CUDA backend; rebuild with nvcc on the PATH, "
-                       "or use --backend cpu");
+    throw device_error("SolverOptions::backend = cuda, but this build of adimg has no CUDA backend (no CUDA "
+                       "compiler was found at configure time); rebuild with nvcc on the PATH, or use "
+                       "SolverOptions::backend = cpu");
 }
 
 // Without CUDA there is no pinned memory: ordinary memory serves the same calls.

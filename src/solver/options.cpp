@@ -182,7 +182,7 @@ const std::vector<OptionSpec>& option_table() {
         {.field = "digits", .flag = "digits", .member = &SolverOptions::digits, .ranges = {left_open(0.0, 15.0)},
          .help = "stop when the defect has dropped by this many digits (double resolves about 16)"},
         {.field = "max_iterations", .flag = "max-iterations", .member = &SolverOptions::max_iterations,
-         .ranges = {closed(1, 1000000)}, .help = "outer iterations before giving up"},
+         .ranges = {closed(1, 1e6)}, .help = "outer iterations before giving up"},
         {.field = "stall_steps", .flag = "stall-steps", .member = &SolverOptions::stall_steps, .ranges = {closed(1, 1000)},
          .help = "outer steps without 1% progress that mean stagnation"},
         {.field = "divergence_factor", .flag = "divergence-factor", .member = &SolverOptions::divergence_factor,

@@ -18,7 +18,7 @@ namespace adimg {
 /// The inner solver of the refinement loop: V-cycles in precision Inner on the scaled defect.
 ///
 /// Given the outer defect d with norm ||d||, it sets the inner right-hand side to d / ||d|| (so
-/// float neither underflows nor overflows, DESIGN.md §3), runs V-cycles from zero until the
+/// float neither underflows nor overflows, docs/design.md §5), runs V-cycles from zero until the
 /// inner stopping rule holds, and hands the correction c to `apply(||d||, c)`, which adds
 /// ||d|| c to the outer iterate (and computes the next defect) and says whether that is finite.
 template <class Backend, class Outer, class Inner>
@@ -126,7 +126,7 @@ void refine(Backend& be, const typename Backend::template matrix<Outer>& A,
     // From a zero guess the defect is b itself, exactly: a copy (2 words a node) instead of a
     // pass over the matrix (12), one work unit less per solve.
     if (zero_guess)
-        be.scale_convert(1.0, b, d);
+        be.copy(b, d);
     else
         be.defect(A, b, x, d);
     double norm = be.norm2(d);
