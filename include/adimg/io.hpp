@@ -3,27 +3,83 @@
 /// Matrices in and out: Matrix Market files, Eigen sparse matrices, and the sparse direct solve
 /// that serves as the reference.
 
+#include <adimg/error.hpp>
 #include <adimg/nine_bands.hpp>
 
 #include <Eigen/SparseCore>
 
 #include <filesystem>
+#include <memory>
+#include <ostream>
+#include <string>
 #include <vector>
 
 namespace adimg {
 
+// --- Output files -------------------------------------------------------------------------------
+
+/// A file could not be written (a full disk, an I/O error, a directory that takes no new file).
+/// The message names the file and says that it was left as it was. A resource error: the CLI maps
+/// it to exit status 3.
+class write_error : public device_error {
+public:
+    using device_error::device_error;
+};
+
+/// A file written whole or not at all. The text goes to a temporary file beside the target
+/// (".NAME.adimg-PID-K.tmp" in the target's directory, so that the rename stays on one file
+/// system); commit() flushes it, checks every write, fsyncs and closes it, and renames it over
+/// the target. The target therefore holds either its old content or the complete new one, also
+/// after a full disk, a crash or a signal. Any failure throws write_error naming the target and
+/// the system's reason; the temporary is then removed. An OutputFile destroyed without commit()
+/// (an exception on the way) removes its temporary. While one is open, SIGINT, SIGTERM and
+/// SIGHUP (unless ignored) remove the temporaries before the signal takes its previous course.
+///
+/// A target that exists and is not a regular file (a pipe, a terminal, /dev/full) is written in
+/// place with the same checks; /dev/stdout, /dev/stderr and /dev/fd/N (/proc/self/fd/N) write to
+/// that descriptor of the process. A symbolic link to a regular file has its target replaced,
+/// not the link. A replaced file keeps its permission bits; a new one gets 0666 less the umask.
+class OutputFile {
+public:
+    explicit OutputFile(const std::filesystem::path& target);
+    ~OutputFile();
+    OutputFile(const OutputFile&) = delete;
+    OutputFile& operator=(const OutputFile&) = delete;
+
+    /// Where the text goes (precision 17).
+    std::ostream& stream();
+    /// Completes the file as described above; throws write_error.
+    void commit();
+    const std::filesystem::path& target() const;
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
+};
+
+/// `text` as the whole content of `path`, through an OutputFile. Throws write_error.
+void write_text_file(const std::filesystem::path& path, const std::string& text);
+
 // --- Matrix Market ------------------------------------------------------------------------------
 
-/// Writes a sparse matrix as "coordinate real general" with 17 significant digits.
+/// Writes a sparse matrix as "coordinate real general" with 17 significant digits, through an
+/// OutputFile (throws write_error).
 void write_matrix_market(const std::filesystem::path& path, const Eigen::SparseMatrix<double>& A);
-/// Writes a vector as "array real general" (one column).
-void write_matrix_market(const std::filesystem::path& path, const std::vector<double>& v);
+/// Writes a vector as "array real general" (one column), through an OutputFile (throws
+/// write_error). `comment` is the comment line after the banner (line breaks become spaces).
+void write_matrix_market(const std::filesystem::path& path, const std::vector<double>& v,
+                         const std::string& comment = "written by adimg");
 
 /// Reads "coordinate real general|symmetric" into a sparse matrix. Throws input_error naming the
 /// file and line of any problem (header, size line, an entry out of range or not a number).
+/// Reading is bounded: a line holds at most max_matrix_market_line bytes, and the file at most
+/// 1 MiB before its size line and 1 MiB plus 256 bytes per announced entry in all.
 Eigen::SparseMatrix<double> read_matrix_market_matrix(const std::filesystem::path& path);
-/// Reads an "array real general" single column, or a coordinate n x 1 matrix, into a vector.
+/// Reads an "array real general" single column, or a coordinate n x 1 matrix, into a vector
+/// (bounded as read_matrix_market_matrix).
 std::vector<double> read_matrix_market_vector(const std::filesystem::path& path);
+/// The longest line the Matrix Market readers accept, in bytes.
+constexpr std::size_t max_matrix_market_line = 64 * 1024;
 
 // --- Eigen --------------------------------------------------------------------------------------
 

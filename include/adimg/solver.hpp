@@ -11,8 +11,20 @@
 /// copy of d; x += c in double; repeat until ||d|| <= 10^-digits ||d_0|| (docs/design.md §5).
 /// With pure double or pure single precision the inner and outer precisions coincide and this
 /// is plain multigrid. Failures (divergence, stagnation, non-finite values) come back as a status
-/// in the report, never as a silently wrong x. A Solver is not safe to use from several threads
-/// at once.
+/// in the report, never as a silently wrong x.
+///
+/// Threads: one Solver may be shared by several threads. Its setup() and solve() calls are
+/// serialised (a mutex): a call made while another thread's call runs waits for it, so each
+/// solve sees one consistent setup. To solve in parallel, give each thread a Solver of its own.
+/// A setup() or solve() called from the StepCallback of a running solve throws std::logic_error
+/// (it would wait for itself). Moving a Solver while another thread uses it is not allowed.
+///
+/// The CPU backend runs OpenMP. OpenMP threads that wait at the end of a parallel loop spin by
+/// default, which on a machine shared with other busy processes slows a solve down many times
+/// over; so, as its default, the library sets OMP_WAIT_POLICY=passive (waiting threads sleep)
+/// when a program that links it starts, unless the environment already sets OMP_WAIT_POLICY or
+/// GOMP_SPINCOUNT (set OMP_WAIT_POLICY=active to keep spinning). This applies to the whole
+/// process, the program's own OpenMP loops included.
 
 #include <adimg/grid.hpp>
 #include <adimg/hierarchy.hpp>
@@ -98,6 +110,8 @@ public:
     int allocation_count() const;
 
 private:
+    void setup_locked(const Hierarchy& hierarchy);
+    SolveReport solve_locked(const double* b, double* x, InitialGuess guess, const StepCallback& on_step);
     void check_setup() const;
     /// b with its scaled rows divided by their diagonals, in a buffer of this solver (b itself
     /// if no row is scaled).
@@ -114,6 +128,10 @@ private:
     int setups_ = 0;
     int solves_ = 0;
     std::vector<std::pair<std::size_t, double>> scaled_rows_;
+    // Serialises setup() and solve() (see the file comment); held through a pointer so that a
+    // Solver stays movable.
+    struct Guard;
+    std::unique_ptr<Guard> guard_;
     // The scaled b, kept for the next solve: in pinned memory for the GPU, which reads it
     // directly, and in ordinary memory for the CPU (pinned memory would start the CUDA runtime
     // for nothing).

@@ -99,6 +99,39 @@ void check_output_paths(const std::vector<std::string>& paths) {
     }
 }
 
+namespace {
+
+/// Whether two paths name one file: the same text, the same path once normalised, or (when both
+/// exist) the same file on disk, through links included.
+bool same_file(const std::string& a, const std::string& b) {
+    if (a == b) return true;
+    std::error_code ec1, ec2;
+    const auto ca = std::filesystem::weakly_canonical(a, ec1), cb = std::filesystem::weakly_canonical(b, ec2);
+    if (!ec1 && !ec2 && ca == cb) return true;
+    std::error_code ec;
+    return std::filesystem::exists(a, ec) && std::filesystem::exists(b, ec) && std::filesystem::equivalent(a, b, ec);
+}
+
+}  // namespace
+
+void check_distinct_files(const std::vector<FileOption>& outputs, const std::vector<FileOption>& inputs) {
+    for (std::size_t k = 0; k < outputs.size(); ++k) {
+        const FileOption& out = outputs[k];
+        if (out.path.empty()) continue;
+        for (std::size_t m = k + 1; m < outputs.size(); ++m)
+            if (!outputs[m].path.empty() && same_file(out.path, outputs[m].path))
+                throw input_error(std::string("--") + out.flag + " and --" + outputs[m].flag + " name the same file '" +
+                                  outputs[m].path + "'; one would replace the other: give each output a file of its own");
+        for (const FileOption& in : inputs)
+            if (!in.path.empty() && same_file(out.path, in.path))
+                throw input_error(std::string("--") + out.flag + " names the file that --" + in.flag + " reads ('" +
+                                  out.path + "'); writing it would replace the input: choose another file for --" +
+                                  out.flag);
+    }
+}
+
+bool given(const po::variables_map& vm, const std::string& name) { return vm.count(name) && !vm[name].defaulted(); }
+
 void add_solver_options(po::options_description& desc, SolverOptions& options) {
     for (const OptionSpec& spec : option_table()) {
         if (spec.type() == OptionType::boolean) {
@@ -189,7 +222,7 @@ std::string suggestion(const std::string& token, const po::options_description& 
 }  // namespace
 
 bool parse_command_line(const std::vector<std::string>& args, const po::options_description& desc,
-                        const std::string& usage) {
+                        const std::string& usage, po::variables_map* parsed_map) {
     po::options_description all;
     all.add_options()("help,h", "show this help");
     all.add(desc);
@@ -202,7 +235,14 @@ bool parse_command_line(const std::vector<std::string>& args, const po::options_
                 throw input_error("unexpected argument '" + token + "': options are written --name value (see --help)");
             }
             const po::option_description* known = all.find_nothrow(option.string_key, false);
-            for (const std::string& value : option.value) check_value(option.string_key, value, known);
+            for (const std::string& value : option.value) {
+                if (value.empty()) {  // `--out ""`: no option takes an empty value
+                    const std::string type = expected_type(known);
+                    throw input_error("--" + option.string_key + " is given an empty value; it needs " +
+                                      (type.empty() ? "a value" : type) + " (see --help)");
+                }
+                check_value(option.string_key, value, known);
+            }
         }
         po::store(parsed, vm);
         if (vm.count("help")) {
@@ -210,6 +250,7 @@ bool parse_command_line(const std::vector<std::string>& args, const po::options_
             return false;
         }
         po::notify(vm);
+        if (parsed_map) *parsed_map = vm;
     } catch (const po::unknown_option& e) {
         throw input_error("unknown option '" + e.get_option_name() + "'" + suggestion(e.get_option_name(), all) +
                           " (see --help for the options)");

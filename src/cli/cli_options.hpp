@@ -32,6 +32,19 @@ void check_level(int level, std::size_t bytes_per_node, const char* what);
 /// it is not a directory itself. Throws input_error naming the path.
 void check_output_paths(const std::vector<std::string>& paths);
 
+/// A file option as given: its flag ("out") and its path ("" if not given).
+struct FileOption {
+    const char* flag;
+    std::string path;
+};
+/// Throws input_error naming both options if an output names the same file as another output
+/// or as an input (by name, or as the same file on disk): one output would replace the other,
+/// or the input it was made from.
+void check_distinct_files(const std::vector<FileOption>& outputs, const std::vector<FileOption>& inputs);
+
+/// Whether the command line gave option `name` (not just its default).
+bool given(const po::variables_map& vm, const std::string& name);
+
 /// Registers every option of the option table (adimg/options.hpp) under its flag, with its help,
 /// what it allows and its default. Parsing sets the fields of `options`; a bad value is an
 /// input_error naming the field (with_flags() respells it).
@@ -67,8 +80,9 @@ po::typed_value<std::string>* named_choice(Enum& target, const std::string& flag
 }
 
 /// Parses `args` against `desc`; returns false if --help was given (the help has been printed).
-/// Throws input_error for unknown options, missing values and wrong types.
+/// Throws input_error for unknown options, missing or empty values and wrong types. `parsed`,
+/// if given, receives what the command line set (for given()).
 bool parse_command_line(const std::vector<std::string>& args, const po::options_description& desc,
-                        const std::string& usage);
+                        const std::string& usage, po::variables_map* parsed = nullptr);
 
 }  // namespace adimg::cli

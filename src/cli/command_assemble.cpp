@@ -5,9 +5,7 @@
 #include <adimg/io.hpp>
 #include <adimg/error.hpp>
 
-#include <filesystem>
 #include <iostream>
-#include <system_error>
 
 namespace adimg::cli {
 
@@ -22,12 +20,7 @@ int run_assemble(const std::vector<std::string>& args) {
     if (!parse_command_line(args, desc, "usage: adimg assemble --case A2 --level 6 --out A.mtx --rhs-out b.mtx"))
         return 0;
     check_output_paths({matrix_out, rhs_out});
-    if (!rhs_out.empty()) {
-        std::error_code ec1, ec2;
-        const auto a = std::filesystem::weakly_canonical(matrix_out, ec1), b = std::filesystem::weakly_canonical(rhs_out, ec2);
-        if (rhs_out == matrix_out || (!ec1 && !ec2 && a == b))
-            throw input_error("--out and --rhs-out name the same file '" + rhs_out + "'; the right-hand side would overwrite the matrix");
-    }
+    check_distinct_files({{"out", matrix_out}, {"rhs-out", rhs_out}}, {{"case-file", problem.case_file}});
     const CaseSpec spec = resolve_case(problem);
     check_level(problem.level, 9 * sizeof(double) * 4, "writing the matrix");
     const TensorMesh mesh = spec.mesh(problem.level);

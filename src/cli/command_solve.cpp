@@ -10,8 +10,11 @@
 #include <adimg/solver.hpp>
 #include <adimg/pinned_memory.hpp>
 
+#include <Eigen/SparseCore>
+
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
@@ -29,7 +32,67 @@ const Choices<CoarseOperators> coarse_operator_names = {{"rediscretized", Coarse
 struct Outcome {
     double setup_seconds = 0.0, solve_seconds = 0.0;
     std::pair<const char*, double> accuracy{"", 0.0};  ///< JSON key and value: the L2 error or the defect
+    bool ok = true;             ///< the solve converged (multigrid) or gave finite values (direct)
+    std::string failure;        ///< why not, for the solution file's comment line
+    std::string solution_file;  ///< where the solution was written ("" if it was not)
 };
+
+/// Options that the chosen path would ignore, or that contradict each other, are input errors
+/// naming both options: nothing given on the command line is dropped without a word.
+void check_ignored_options(const po::variables_map& vm, Method method, const SolverOptions& o, bool matrix, bool out) {
+    auto refuse = [](const std::string& flag, const std::string& why, const std::string& remedy) {
+        throw input_error("--" + flag + " " + why + "; drop --" + flag + (remedy.empty() ? "" : ", or " + remedy));
+    };
+    if (method == Method::direct) {
+        // The direct solve takes its precision (double or single) and nothing else of the solver options.
+        for (const OptionSpec& spec : option_table())
+            if (std::string(spec.flag) != "precision" && given(vm, spec.flag))
+                refuse(spec.flag, "has no effect with --solver direct (Eigen's sparse Cholesky on the CPU)",
+                       "use --solver multigrid");
+        if (given(vm, "coarse-operators"))
+            refuse("coarse-operators", "has no effect with --solver direct, which has no coarse levels",
+                   "use --solver multigrid");
+        if (given(vm, "precision") && o.precision == Precision::mixed)
+            throw input_error("--precision mixed has no meaning with --solver direct, which factors in one precision; "
+                              "use --precision double or single, or --solver multigrid");
+    }
+    if (matrix) {
+        if (given(vm, "level"))
+            refuse("level", "has no effect with --matrix: the grid of --grid sets the levels", "");
+        if (given(vm, "coarse-operators"))
+            refuse("coarse-operators", "has no effect with --matrix, whose coarse levels are always Galerkin products", "");
+    }
+    if (method == Method::multigrid) {
+        if (given(vm, "omega") && o.smoother != Smoother::jacobi)
+            refuse("omega", "damps the Jacobi smoother and has no effect with --smoother " + to_string(o.smoother),
+                   "use --smoother jacobi (--line-omega damps the ADI sweeps)");
+        if (given(vm, "line-omega") && o.smoother != Smoother::adi)
+            refuse("line-omega", "damps the ADI line sweeps and has no effect with --smoother " + to_string(o.smoother),
+                   "use --smoother adi (--omega damps Jacobi)");
+        if (o.precision != Precision::mixed)
+            for (const char* flag : {"inner", "inner-max-cycles", "no-fallback"})
+                if (given(vm, flag))
+                    refuse(flag, "applies to the float inner cycles of --precision mixed and has no effect with --precision " +
+                                     to_string(o.precision) + " (one V-cycle per outer step)",
+                           "use --precision mixed");
+        if (given(vm, "inner-max-cycles") && o.inner.kind == InnerStop::Kind::cycles)
+            refuse("inner-max-cycles", "caps --inner digits:N and has no effect with --inner " + to_string(o.inner),
+                   "use --inner digits:N");
+    }
+    if (given(vm, "write-failed") && !out)
+        refuse("write-failed", "has no effect without --out: it writes the solution of a failed solve to the file of --out",
+               "give --out FILE");
+}
+
+/// "3.21 of the 8 digits" of a report, or why there are no digits to quote.
+std::string digits_of(const SolveReport& report, const SolverOptions& options) {
+    char text[96];
+    if (std::isfinite(report.digits_gained()))
+        std::snprintf(text, sizeof text, "%.2f of the %g requested digits", report.digits_gained(), options.digits);
+    else
+        std::snprintf(text, sizeof text, "no digits of the %g requested (the defect is not finite)", options.digits);
+    return text;
+}
 
 /// Solves from a zero guess with b and x in page-locked memory when the solver runs on the GPU,
 /// so that they travel without a staging copy on the host, as an application that solves often
@@ -46,7 +109,8 @@ SolveReport solve_from_pinned(Solver& solver, const std::vector<double>& b, std:
     return report;
 }
 
-/// Eigen's sparse Cholesky, in float if `single`, else in double.
+/// Eigen's sparse Cholesky, in float if `single`, else in double. The solution is checked: a
+/// singular matrix gives non-finite values (or a non-finite defect), which fail the solve.
 std::vector<double> solve_directly(Problem& problem, bool single, Outcome& outcome) {
     const Problem::DirectSystem system = problem.direct_system();
     outcome.setup_seconds = problem.preparation_seconds;
@@ -55,6 +119,18 @@ std::vector<double> solve_directly(Problem& problem, bool single, Outcome& outco
     std::vector<double> x = direct_solve(system.A, system.b, single);
     outcome.solve_seconds = seconds_since(start);
     std::printf("%s %.3f s, solve %.3f s\n", problem.preparation, outcome.setup_seconds, outcome.solve_seconds);
+    const Eigen::VectorXd Ax = to_eigen(system.A) * Eigen::Map<const Eigen::VectorXd>(x.data(), static_cast<Eigen::Index>(x.size()));
+    const double defect = relative_defect(system.b, std::vector<double>(Ax.data(), Ax.data() + Ax.size()));
+    const bool finite = std::all_of(x.begin(), x.end(), [](double v) { return std::isfinite(v); });
+    if (!finite || !std::isfinite(defect)) {
+        outcome.ok = false;
+        outcome.failure = "the direct solve produced non-finite values";
+        std::printf("status failed: %s: the matrix is singular or too ill-conditioned for %s (the factorisation divided "
+                    "by a zero or vanishing pivot); check the matrix%s\n",
+                    outcome.failure.c_str(), single ? "float" : "double", single ? ", or use --precision double" : "");
+    } else {
+        std::printf("status solved\n");
+    }
     return x;
 }
 
@@ -72,6 +148,10 @@ SolveReport solve_multigrid(Problem& problem, Solver& solver, bool quiet, std::v
     }
     const SolveReport report = solve_from_pinned(solver, problem.b, x, history_printer(stdout, quiet));
     outcome.solve_seconds = report.solve_seconds;
+    outcome.ok = report.ok();
+    if (!report.ok())
+        outcome.failure = "the solve did not converge (status " + to_string(report.status) + ", " +
+                          digits_of(report, solver.options()) + ")";
     print_outcome(stdout, report);
     std::printf("setup %.4f s (%s %.4f s, ", outcome.setup_seconds, problem.preparation, problem.preparation_seconds);
     if (problem.galerkin) std::printf("Galerkin hierarchy %.4f s, ", solver.hierarchy_seconds());
@@ -102,6 +182,7 @@ void write_json(const std::string& path, const Problem& problem, Method method, 
     JsonWriter json;
     json.begin_object().value(problem.kind, problem.name).value("level", problem.level);
     json.value("method", name_of(methods, method));
+    if (!solver) json.value("status", outcome.ok ? "solved" : "failed");
     if (solver) {
         write_configuration(json, solver->options(), solver->device_name());
         json.begin_array("levels");
@@ -130,16 +211,33 @@ void write_json(const std::string& path, const Problem& problem, Method method, 
     }
     json.value("setup_seconds", outcome.setup_seconds).value("solve_seconds", outcome.solve_seconds);
     json.value(outcome.accuracy.first, outcome.accuracy.second);
+    if (outcome.solution_file.empty())
+        json.null("solution_file");
+    else
+        json.value("solution_file", outcome.solution_file);
     json.end_object();
     json.save(path);
 }
 
-/// The accuracy of x, and x written to --out.
-void finish(const Problem& problem, const std::vector<double>& x, const std::string& out_path, Outcome& outcome) {
+/// The accuracy of x, and x written to --out: a failed solve only with --write-failed, and then
+/// the file's comment line says that it is not a solution.
+void finish(const Problem& problem, const std::vector<double>& x, const std::string& out_path, bool write_failed,
+            Outcome& outcome) {
     outcome.accuracy = problem.accuracy(x);
     if (out_path.empty()) return;
-    write_matrix_market(out_path, x);
-    std::printf("wrote the solution to %s\n", out_path.c_str());
+    if (!outcome.ok && !write_failed) {
+        std::printf("did not write %s: %s (--write-failed writes it anyway)\n", out_path.c_str(), outcome.failure.c_str());
+        return;
+    }
+    write_matrix_market(out_path, x,
+                        outcome.ok ? "written by adimg"
+                                   : "written by adimg with --write-failed: NOT A SOLUTION: " + outcome.failure);
+    outcome.solution_file = out_path;
+    if (outcome.ok)
+        std::printf("wrote the solution to %s\n", out_path.c_str());
+    else
+        std::printf("wrote the iterate of the failed solve to %s (--write-failed): it is NOT a solution: %s\n",
+                    out_path.c_str(), outcome.failure.c_str());
 }
 
 }  // namespace
@@ -151,7 +249,7 @@ int run_solve(const std::vector<std::string>& args) {
     Method method = Method::multigrid;
     CoarseOperators coarse_operators = CoarseOperators::rediscretized;
     std::string json_path, out_path;
-    bool quiet = false;
+    bool quiet = false, write_failed = false;
     po::options_description desc("solve options");
     add_problem_options(desc, problem_options, 8);
     desc.add_options()
@@ -161,7 +259,9 @@ int run_solve(const std::vector<std::string>& args) {
         ("x-widths", po::value(&matrix.x_widths), "with --matrix: element widths in x (Matrix Market vector, MX-1 "
                                                   "values) for the exact Q1 prolongation; default bilinear")
         ("y-widths", po::value(&matrix.y_widths), "with --matrix: element widths in y (MY-1 values)")
-        ("out", po::value(&out_path), "write the solution to this Matrix Market file")
+        ("out", po::value(&out_path), "write the solution to this Matrix Market file (not if the solve fails)")
+        ("write-failed", po::bool_switch(&write_failed),
+         "with --out: write the last iterate of a failed solve too, marked as such in the file's comment line")
         ("solver", named_choice(method, "solver", methods), "multigrid, or direct (Eigen sparse Cholesky)")
         ("json", po::value(&json_path), "also write the results to this JSON file")
         ("coarse-operators", named_choice(coarse_operators, "coarse-operators", coarse_operator_names),
@@ -170,28 +270,35 @@ int run_solve(const std::vector<std::string>& args) {
     po::options_description solver_desc("solver options (the fields of adimg::SolverOptions)");
     add_solver_options(solver_desc, options);
     desc.add(solver_desc);
+    po::variables_map vm;
     if (!parse_command_line(args, desc,
                             "usage: adimg solve --case A2 --level 9 [--smoother adi --precision mixed --inner digits:2 "
                             "--backend cpu]\n       adimg solve --case U1 --level 8 --solver direct [--precision single]"
-                            "\n       adimg solve --matrix A.mtx --grid 257x257 --rhs b.mtx --out x.mtx"))
+                            "\n       adimg solve --matrix A.mtx --grid 257x257 --rhs b.mtx --out x.mtx",
+                            &vm))
         return 0;
-    check_output_paths({out_path, json_path});  // before the work, not after it
+    // Before the work, not after it.
+    check_ignored_options(vm, method, options, !matrix.matrix.empty(), !out_path.empty());
+    check_output_paths({out_path, json_path});
+    check_distinct_files({{"out", out_path}, {"json", json_path}},
+                         {{"matrix", matrix.matrix}, {"rhs", matrix.rhs}, {"x-widths", matrix.x_widths},
+                          {"y-widths", matrix.y_widths}, {"case-file", problem_options.case_file}});
     const std::unique_ptr<Problem> problem = load_problem(problem_options, matrix, method == Method::direct,
                                                           coarse_operators == CoarseOperators::galerkin);
     std::vector<double> x;
     Outcome outcome;
     if (method == Method::direct) {
         x = solve_directly(*problem, options.precision == Precision::single, outcome);
-        finish(*problem, x, out_path, outcome);
+        finish(*problem, x, out_path, write_failed, outcome);
         if (!json_path.empty()) write_json(json_path, *problem, method, nullptr, nullptr, outcome);
-        return 0;
+        return outcome.ok ? 0 : 1;
     }
     options.coarse_level = std::min(options.coarse_level, problem->level);
     Solver solver(options);
     const SolveReport report = solve_multigrid(*problem, solver, quiet, x, outcome);
-    finish(*problem, x, out_path, outcome);
+    finish(*problem, x, out_path, write_failed, outcome);
     if (!json_path.empty()) write_json(json_path, *problem, method, &solver, &report, outcome);
-    return report.ok() ? 0 : 1;
+    return outcome.ok ? 0 : 1;
 }
 
 }  // namespace adimg::cli

@@ -1,10 +1,17 @@
 #pragma once
-// A small JSON writer for --json output: objects, arrays, numbers (17 digits), strings, booleans.
+// A small JSON writer for --json output (RFC 8259): objects, arrays, numbers (17 digits; a value
+// that is not finite is null), strings, booleans and null. Strings are escaped as the RFC
+// requires (quote, backslash and every control character, the latter as \n, \t ... or \u00XX),
+// and bytes that are not valid UTF-8 become U+FFFD, so that any name, a case name read from a
+// file included, gives a file that parses.
 
 #include <string>
 #include <vector>
 
 namespace adimg::cli {
+
+/// `s` as a JSON string literal, quotes included (see the file comment).
+std::string json_quoted(const std::string& s);
 
 class JsonWriter {
 public:
@@ -18,8 +25,11 @@ public:
     JsonWriter& value(const std::string& key, bool v);
     JsonWriter& value(const std::string& key, const std::string& v);
     JsonWriter& value(const std::string& key, const char* v) { return value(key, std::string(v)); }
+    JsonWriter& null(const std::string& key);
     const std::string& text() const { return text_; }
-    /// Writes the text to a file; throws input_error if it cannot.
+    /// Writes the text to a file whole or not at all (adimg::write_text_file); throws
+    /// adimg::write_error naming the file if it cannot, and std::logic_error if a container is
+    /// still open.
     void save(const std::string& path) const;
 
 private:

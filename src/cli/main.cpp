@@ -4,9 +4,13 @@
 #include "flag_spelling.hpp"
 
 #include <adimg/error.hpp>
+#include <adimg/io.hpp>
 
+#include <cerrno>
+#include <cstdio>
 #include <iostream>
 #include <string>
+#include <system_error>
 #include <vector>
 
 namespace {
@@ -23,6 +27,18 @@ constexpr const char* usage =
     "\n"
     "`adimg COMMAND --help` lists the options of a command.";
 
+/// `status`, or 3 if what the command printed could not be written (stdout on a full disk or
+/// /dev/full): a report that was lost is a failure too.
+int checked_standard_output(const std::string& command, int status) {
+    std::cout.flush();
+    errno = 0;
+    if (std::fflush(stdout) == 0 && !std::ferror(stdout) && std::cout.good()) return status;
+    const int error = errno;
+    std::cerr << "adimg " << command << ": error: writing the standard output failed"
+              << (error ? ": " + std::generic_category().message(error) : std::string()) << "\n";
+    return 3;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -37,14 +53,23 @@ int main(int argc, char** argv) {
     const std::string command = argv[1];
     const std::vector<std::string> args(argv + 2, argv + argc);
     try {
-        if (command == "info") return adimg::cli::run_info(args);
-        if (command == "assemble") return adimg::cli::run_assemble(args);
-        if (command == "solve") return adimg::cli::run_solve(args);
-        std::cerr << "adimg: unknown command '" << command << "'; the commands are info, assemble and solve (adimg --help)\n";
-        return 2;
+        int status = 2;
+        if (command == "info")
+            status = adimg::cli::run_info(args);
+        else if (command == "assemble")
+            status = adimg::cli::run_assemble(args);
+        else if (command == "solve")
+            status = adimg::cli::run_solve(args);
+        else
+            std::cerr << "adimg: unknown command '" << command
+                      << "'; the commands are info, assemble and solve (adimg --help)\n";
+        return checked_standard_output(command, status);
     } catch (const adimg::input_error& e) {  // library messages name SolverOptions fields: shown as flags
         std::cerr << "adimg " << command << ": error: " << adimg::cli::with_flags(e.what()) << "\n";
         return 2;
+    } catch (const adimg::write_error& e) {  // a full disk, an I/O error: a resource, not bad input
+        std::cerr << "adimg " << command << ": error: " << e.what() << "\n";
+        return 3;
     } catch (const adimg::device_error& e) {
         std::cerr << "adimg " << command << ": device error: " << adimg::cli::with_flags(e.what()) << "\n";
         return 3;

@@ -1,5 +1,7 @@
 #include "solve_problem.hpp"
 
+#include "../common/scaled_norm.hpp"
+
 #include <adimg/error.hpp>
 #include <adimg/grid.hpp>
 #include <adimg/io.hpp>
@@ -51,7 +53,10 @@ public:
 
     std::pair<const char*, double> accuracy(const std::vector<double>& x) const override {
         const double error = relative_l2_error(mesh_, exact_, x);
-        std::printf("relative L2 error %.7e\n", error);
+        if (std::isfinite(error))
+            std::printf("relative L2 error %.7e\n", error);
+        else
+            std::printf("relative L2 error not finite (x holds infinite or NaN values)\n");
         return {"relative_l2_error", error};
     }
 
@@ -90,11 +95,11 @@ public:
     void setup(Solver& solver) override { solver.setup(A_); }
 
     std::pair<const char*, double> accuracy(const std::vector<double>& x) const override {
-        double b_norm = 0.0;
-        for (double v : b) b_norm += v * v;
-        b_norm = std::sqrt(b_norm);
-        const double relative = A_.defect_norm(b, x) / (b_norm > 0.0 ? b_norm : 1.0);
-        std::printf("relative defect ||b - A x|| / ||b|| %.3e\n", relative);
+        const double relative = relative_defect(b, A_.multiply(x));
+        if (std::isfinite(relative))
+            std::printf("relative defect ||b - A x|| / ||b|| %.3e\n", relative);
+        else
+            std::printf("relative defect ||b - A x|| / ||b|| not finite (x holds infinite or NaN values)\n");
         return {"relative_defect", relative};
     }
 
@@ -145,6 +150,13 @@ std::unique_ptr<Problem> read_matrix_problem(const MatrixOptions& m) {
 }
 
 }  // namespace
+
+double relative_defect(const std::vector<double>& b, const std::vector<double>& Ax) {
+    std::vector<double> d(b.size());
+    for (std::size_t p = 0; p < b.size(); ++p) d[p] = b[p] - Ax[p];
+    const double b_norm = stable_norm2(b.data(), b.size());
+    return stable_norm2(d.data(), d.size()) / (b_norm > 0.0 ? b_norm : 1.0);
+}
 
 std::unique_ptr<Problem> load_problem(const ProblemOptions& problem, const MatrixOptions& matrix, bool direct, bool galerkin) {
     if (!matrix.matrix.empty()) {

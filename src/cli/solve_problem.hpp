@@ -51,6 +51,10 @@ public:
     bool galerkin = false;             ///< the coarse levels are Galerkin products R A P of the finest matrix
 };
 
+/// ||b - Ax|| / ||b|| (||b - Ax|| if b = 0), with norms that neither overflow nor underflow for
+/// finite values (a right-hand side of 1e170 has a relative defect, not NaN).
+double relative_defect(const std::vector<double>& b, const std::vector<double>& Ax);
+
 /// The problem of the command line: --matrix, or --case/--case-file (for the direct solve if
 /// `direct`, with Galerkin coarse levels if `galerkin`). Throws input_error for options of both.
 std::unique_ptr<Problem> load_problem(const ProblemOptions& problem, const MatrixOptions& matrix, bool direct, bool galerkin);

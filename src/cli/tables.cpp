@@ -75,8 +75,18 @@ StepCallback history_printer(std::FILE* out, bool quiet) {
 void print_outcome(std::FILE* out, const SolveReport& report) {
     std::fprintf(out, "status %s%s%s\n", to_string(report.status).c_str(), report.message.empty() ? "" : ": ",
                  with_flags(report.message).c_str());
-    std::fprintf(out, "iterations %s (outer:inner), %.2f digits, %.3e per cycle\n", report.iterations().c_str(),
-                 report.digits_gained(), report.rate_per_cycle());
+    // Digits and rate only where the defects give them: no "nan digits".
+    char digits[64] = "no digits (the defect is not finite)";
+    const double gained = report.digits_gained(), rate = report.rate_per_cycle();
+    if (report.initial_defect == 0.0)
+        std::snprintf(digits, sizeof digits, "the initial defect is zero");
+    else if (std::isfinite(gained))
+        std::snprintf(digits, sizeof digits, "%.2f digits", gained);
+    else if (report.final_defect == 0.0)
+        std::snprintf(digits, sizeof digits, "the defect is exactly zero");
+    char per_cycle[32] = "";
+    if (std::isfinite(rate) && report.inner_cycles > 0) std::snprintf(per_cycle, sizeof per_cycle, ", %.3e per cycle", rate);
+    std::fprintf(out, "iterations %s (outer:inner), %s%s\n", report.iterations().c_str(), digits, per_cycle);
 }
 
 }  // namespace adimg::cli

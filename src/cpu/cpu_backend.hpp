@@ -10,6 +10,8 @@
 
 #include "../solver/scalar_ratio.hpp"
 
+#include "../common/scaled_norm.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -273,9 +275,11 @@ public:
         for (std::ptrdiff_t p = 0; p < n; ++p) sum += double(x[p]) * double(y[p]);
         return sum;
     }
+    /// ||x||, without overflow or underflow for finite x: the plain sum of squares where it is
+    /// exact enough, else two scaled passes (common/scaled_norm.hpp).
     template <class T>
     double norm2(const vector<T>& x) {
-        return std::sqrt(dot(x, x));
+        return norm_from_sum_of_squares(dot(x, x), x.data(), x.size());
     }
 
     // --- scalars that stay in the backend's memory (what keeps PCG free of host round trips) --

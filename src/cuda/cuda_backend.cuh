@@ -14,6 +14,8 @@
 
 #include "../solver/backend.hpp"
 
+#include "../common/scaled_norm.hpp"
+
 #include <adimg/nine_bands.hpp>
 
 #include <algorithm>
@@ -170,7 +172,7 @@ public:
         launch_("update_defect kernel", kernels::update_defect<X, C>, grid, block2d(), 0, A.view(), b.data(), x.data(), alpha,
                 c.data(), x_next.data(), d.data(), tile_sums_.data());
         launch_("dot_final kernel", kernels::dot_final, 1, 1024, 0, tile_sums_.data(), blocks, result_.data());
-        return std::sqrt(read_result());
+        return norm_from_sum(read_result(), d);
     }
 
     template <class T>
@@ -207,9 +209,11 @@ public:
         dot(x, y, result_.data());
         return read_result();
     }
+    /// ||x||, without overflow or underflow for finite x: the plain sum of squares where it is
+    /// exact enough (common/scaled_norm.hpp), else two scaled passes on the device.
     template <class T>
     double norm2(const vector<T>& x) {
-        return std::sqrt(dot(x, x));
+        return norm_from_sum(dot(x, x), x);
     }
 
     // --- scalars that stay on the device (what keeps PCG free of host round trips) ------------
@@ -260,6 +264,25 @@ private:
     static int blocks(std::size_t n) { return static_cast<int>(std::clamp<std::size_t>((n + 255) / 256, 1, 4 * 1024)); }
     /// Brings result_ to the host: the one synchronisation of a reduction.
     double read_result();
+    /// ||x|| from its plain sum of squares: the root where that is usable, else the largest |x_p|
+    /// and the sum of (x_p / largest)^2, two deterministic reductions (two more synchronisations,
+    /// only for vectors beyond the plain sum's range).
+    template <class T>
+    double norm_from_sum(double sum_of_squares, const vector<T>& x) {
+        if (plain_sum_usable(sum_of_squares)) return std::sqrt(sum_of_squares);
+        if (std::isnan(sum_of_squares)) return sum_of_squares;
+        const int count = std::min<int>(partial_count, blocks(x.size()));
+        launch_("max_abs_partial kernel", kernels::max_abs_partial<T>, count, kernels::reduce_threads, 0, x.data(), x.size(),
+                partial_.data());
+        launch_("max_abs_partial kernel", kernels::max_abs_partial<double>, 1, kernels::reduce_threads, 0, partial_.data(),
+                static_cast<std::size_t>(count), result_.data());
+        const double largest = read_result();
+        if (largest == 0.0 || !std::isfinite(largest)) return largest;
+        launch_("scaled_square_partial kernel", kernels::scaled_square_partial<T>, count, kernels::reduce_threads, 0,
+                x.data(), x.size(), largest, partial_.data());
+        launch_("dot_final kernel", kernels::dot_final, 1, 1024, 0, partial_.data(), count, result_.data());
+        return largest * std::sqrt(read_result());
+    }
 
     static constexpr int partial_count = 1024;
     Launcher launch_;

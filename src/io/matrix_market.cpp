@@ -1,18 +1,26 @@
 #include "../common/shown.hpp"
+#include "bounded_lines.hpp"
 
 #include <adimg/error.hpp>
 #include <adimg/io.hpp>
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <iostream>
+#include <mutex>
 #include <sstream>
 #include <string>
 #include <system_error>
@@ -31,17 +39,274 @@
 //     duplicate usually means concatenated or mis-merged files. In a symmetric file an entry
 //     (i, j) and its mirror (j, i) are duplicates too (store the lower triangle only).
 // Memory is bounded by what the file holds: nothing is reserved from the size line alone, except
-// the dense vector of a coordinate-format vector, which must fit in half the host memory.
+// the dense vector of a coordinate-format vector, which must fit in half the host memory. Reading
+// is bounded too: a line holds at most max_matrix_market_line bytes, the file at most 1 MiB before
+// its size line and 1 MiB plus 256 bytes per announced entry in all (comments included), so that
+// an endless input (/dev/zero, a pipe) ends with a message.
 
 namespace adimg {
 namespace {
 
-std::ofstream open_for_writing(const std::filesystem::path& path) {
-    std::ofstream out(path);
-    if (!out) throw input_error("cannot write '" + path.string() + "': check that the directory exists and is writable");
-    out.precision(17);
-    return out;
+// --- output files ---------------------------------------------------------------------------------
+
+/// The temporaries of open OutputFiles, for the signal handler: a fixed table of paths that the
+/// handler reads without locks (state 2: registered).
+struct Temporary {
+    std::atomic<int> state{0};  ///< 0 free, 1 being filled, 2 registered
+    char path[PATH_MAX] = {};
+};
+constexpr int max_temporaries = 16;
+Temporary temporaries[max_temporaries];
+constexpr int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP};
+constexpr int cleanup_signal_count = 3;
+struct sigaction previous_actions[cleanup_signal_count];
+bool handler_installed[cleanup_signal_count] = {};
+std::mutex temporaries_mutex;
+int registered_temporaries = 0;
+
+/// Removes every registered temporary, gives the signal its previous disposition and raises it
+/// again: the default action ends the process as the signal would have, a handler of the
+/// program runs after this one returns.
+void remove_temporaries_and_reraise(int signal_number) {
+    for (Temporary& t : temporaries)
+        if (t.state.load(std::memory_order_acquire) == 2) ::unlink(t.path);
+    for (int k = 0; k < cleanup_signal_count; ++k)
+        if (cleanup_signals[k] == signal_number && handler_installed[k]) {
+            ::sigaction(signal_number, &previous_actions[k], nullptr);
+            handler_installed[k] = false;
+        }
+    ::raise(signal_number);
 }
+
+void install_cleanup_handlers() {
+    struct sigaction ours {};
+    ours.sa_handler = remove_temporaries_and_reraise;
+    ours.sa_flags = SA_RESTART;
+    sigemptyset(&ours.sa_mask);
+    for (int signal_number : cleanup_signals) sigaddset(&ours.sa_mask, signal_number);
+    for (int k = 0; k < cleanup_signal_count; ++k) {
+        struct sigaction current {};
+        if (::sigaction(cleanup_signals[k], nullptr, &current) != 0 || current.sa_handler == SIG_IGN) continue;
+        handler_installed[k] = ::sigaction(cleanup_signals[k], &ours, &previous_actions[k]) == 0;
+    }
+}
+
+void restore_signal_handlers() {
+    for (int k = 0; k < cleanup_signal_count; ++k) {
+        if (!handler_installed[k]) continue;
+        struct sigaction current {};
+        // Only our own handler is taken back: one the program installed since stays.
+        if (::sigaction(cleanup_signals[k], nullptr, &current) == 0 && current.sa_handler == remove_temporaries_and_reraise)
+            ::sigaction(cleanup_signals[k], &previous_actions[k], nullptr);
+        handler_installed[k] = false;
+    }
+}
+
+/// A slot of the table for `path` (-1 if the table is full or the path too long: the file is
+/// still written safely, but a signal would leave its temporary behind).
+int register_temporary(const std::string& path) {
+    const std::lock_guard<std::mutex> lock(temporaries_mutex);
+    if (path.size() >= PATH_MAX) return -1;
+    for (int slot = 0; slot < max_temporaries; ++slot) {
+        int expected = 0;
+        if (!temporaries[slot].state.compare_exchange_strong(expected, 1)) continue;
+        std::memcpy(temporaries[slot].path, path.c_str(), path.size() + 1);
+        temporaries[slot].state.store(2, std::memory_order_release);
+        if (registered_temporaries++ == 0) install_cleanup_handlers();
+        return slot;
+    }
+    return -1;
+}
+
+void unregister_temporary(int slot) {
+    if (slot < 0) return;
+    const std::lock_guard<std::mutex> lock(temporaries_mutex);
+    temporaries[slot].state.store(0, std::memory_order_release);
+    if (--registered_temporaries == 0) restore_signal_handlers();
+}
+
+/// An output stream buffer on a file descriptor that keeps the first write error (errno).
+class DescriptorBuffer : public std::streambuf {
+public:
+    DescriptorBuffer() : buffer_(std::size_t(1) << 20) { setp(buffer_.data(), buffer_.data() + buffer_.size()); }
+    void attach(int fd) { fd_ = fd; }
+    int error() const { return error_; }
+
+protected:
+    int_type overflow(int_type c) override {
+        if (!drain()) return traits_type::eof();
+        if (!traits_type::eq_int_type(c, traits_type::eof())) {
+            *pptr() = traits_type::to_char_type(c);
+            pbump(1);
+        }
+        return traits_type::not_eof(c);
+    }
+    int sync() override { return drain() ? 0 : -1; }
+
+private:
+    bool drain() {
+        if (error_) return false;
+        const char* p = pbase();
+        std::size_t left = static_cast<std::size_t>(pptr() - pbase());
+        while (left > 0) {
+            const ssize_t written = ::write(fd_, p, left);
+            if (written < 0 && errno == EINTR) continue;
+            if (written <= 0) {
+                error_ = written < 0 ? errno : EIO;
+                return false;
+            }
+            p += written;
+            left -= static_cast<std::size_t>(written);
+        }
+        setp(buffer_.data(), buffer_.data() + buffer_.size());
+        return true;
+    }
+
+    std::vector<char> buffer_;
+    int fd_ = -1;
+    int error_ = 0;
+};
+
+/// The descriptor that /dev/stdout, /dev/stderr, /dev/fd/N or /proc/self/fd/N names, or -1.
+int descriptor_alias(const std::filesystem::path& path) {
+    const std::string text = path.lexically_normal().string();
+    if (text == "/dev/stdout") return 1;
+    if (text == "/dev/stderr") return 2;
+    for (const char* prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+        const std::string p = prefix;
+        if (text.size() > p.size() && text.compare(0, p.size(), p) == 0 &&
+            text.find_first_not_of("0123456789", p.size()) == std::string::npos && text.size() - p.size() < 6)
+            return std::stoi(text.substr(p.size()));
+    }
+    return -1;
+}
+
+std::string reason(int error) { return std::generic_category().message(error); }
+
+std::atomic<unsigned> temporaries_made{0};
+
+}  // namespace
+
+struct OutputFile::State {
+    std::filesystem::path target;       ///< as given
+    std::filesystem::path destination;  ///< the file that the rename replaces (a link resolved)
+    std::filesystem::path temporary;    ///< empty when written in place
+    bool existed = false;
+    int fd = -1;
+    int slot = -1;
+    bool committed = false;
+    DescriptorBuffer buffer;
+    std::ostream stream{&buffer};
+
+    [[noreturn]] void fail(const std::string& what) {
+        discard();
+        throw write_error("cannot write '" + target.string() + "': " + what +
+                          (temporary.empty() ? ""
+                           : existed        ? "; '" + target.string() + "' was left as it was"
+                                            : "; no file was written"));
+    }
+    void discard() {
+        if (fd >= 0) ::close(fd);
+        fd = -1;
+        if (!temporary.empty()) ::unlink(temporary.c_str());
+        unregister_temporary(slot);
+        slot = -1;
+    }
+};
+
+OutputFile::OutputFile(const std::filesystem::path& target) : state_(std::make_unique<State>()) {
+    State& s = *state_;
+    s.target = s.destination = target;
+    s.stream.precision(17);
+    if (target.empty()) throw write_error("cannot write a file with an empty name");
+    if (const int alias = descriptor_alias(target); alias >= 0) {
+        std::cout.flush();  // what the program printed before comes first
+        std::fflush(nullptr);
+        s.fd = ::fcntl(alias, F_DUPFD_CLOEXEC, 0);
+        if (s.fd < 0) s.fail(reason(errno));
+        s.buffer.attach(s.fd);
+        return;
+    }
+    struct stat status {};
+    s.existed = ::stat(target.c_str(), &status) == 0;
+    if (s.existed && !S_ISREG(status.st_mode)) {
+        if (S_ISDIR(status.st_mode)) s.fail("it is a directory");
+        s.fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC);
+        if (s.fd < 0) s.fail(reason(errno));
+        s.buffer.attach(s.fd);
+        return;
+    }
+    std::error_code ec;
+    if (std::filesystem::is_symlink(std::filesystem::symlink_status(target, ec))) {
+        const std::filesystem::path resolved = std::filesystem::weakly_canonical(target, ec);
+        if (!ec) s.destination = resolved;
+    }
+    const std::filesystem::path directory =
+        s.destination.has_parent_path() ? s.destination.parent_path() : std::filesystem::path(".");
+    for (int attempt = 0; s.fd < 0; ++attempt) {
+        std::string name(1, '.');
+        name += s.destination.filename().string();
+        name += ".adimg-" + std::to_string(::getpid()) + "-" + std::to_string(temporaries_made++) + ".tmp";
+        s.temporary = directory / name;
+        s.slot = register_temporary(s.temporary.string());  // before the file exists: a signal finds it
+        s.fd = ::open(s.temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (s.fd >= 0) break;
+        const int error = errno;
+        unregister_temporary(s.slot);
+        s.slot = -1;
+        if (error != EEXIST || attempt == 100) {
+            s.temporary.clear();
+            s.fail("cannot create a file in '" + directory.string() + "' (" + reason(error) +
+                   "); the file is written beside its target and renamed into place");
+        }
+    }
+    if (s.existed) (void)::fchmod(s.fd, status.st_mode & 07777);
+    s.buffer.attach(s.fd);
+}
+
+OutputFile::~OutputFile() {
+    if (state_ && !state_->committed) state_->discard();
+}
+
+std::ostream& OutputFile::stream() { return state_->stream; }
+const std::filesystem::path& OutputFile::target() const { return state_->target; }
+
+void OutputFile::commit() {
+    State& s = *state_;
+    if (s.committed || s.fd < 0) throw std::logic_error("OutputFile::commit called twice");
+    s.stream.flush();
+    int error = s.buffer.error();
+    if (!error && !s.stream) error = EIO;
+    // Durable before it replaces the target: a crash after the rename shows the whole file.
+    if (!error && !s.temporary.empty() && ::fsync(s.fd) != 0) error = errno;
+    const int fd = s.fd;
+    s.fd = -1;
+    if (::close(fd) != 0 && errno != EINTR && !error) error = errno;
+    if (error) s.fail(reason(error));
+    if (!s.temporary.empty()) {
+        if (::rename(s.temporary.c_str(), s.destination.c_str()) != 0) s.fail(reason(errno));
+        s.temporary.clear();
+        unregister_temporary(s.slot);
+        s.slot = -1;
+        // The rename itself is durable once the directory is.
+        const std::filesystem::path directory =
+            s.destination.has_parent_path() ? s.destination.parent_path() : std::filesystem::path(".");
+        const int dir_fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dir_fd >= 0) {
+            (void)::fsync(dir_fd);
+            ::close(dir_fd);
+        }
+    }
+    s.committed = true;
+}
+
+void write_text_file(const std::filesystem::path& path, const std::string& text) {
+    OutputFile file(path);
+    file.stream() << text;
+    file.commit();
+}
+
+namespace {
 
 /// Bytes a reader may allocate beyond what the file holds: half the host memory (a fuzzing build
 /// caps it at 256 MiB, below libFuzzer's malloc limit).
@@ -86,16 +351,22 @@ public:
     /// The banner line.
     std::string first_line() {
         std::string text;
-        if (!std::getline(in_, text)) throw input_error(name_ + ":1: the file is empty; expected a Matrix Market banner");
-        line_ = 1;
+        if (!next_line(text)) throw input_error(name_ + ":1: the file is empty; expected a Matrix Market banner");
         return text;
+    }
+
+    /// After the size line: the file may hold `items` lines of data, each of at most
+    /// bytes_per_item bytes, besides header_budget bytes of banner, comments and blank lines.
+    void expect_items(long long items) {
+        const double budget = static_cast<double>(header_budget) + static_cast<double>(items) * bytes_per_item;
+        lines_.raise_budget(static_cast<std::uint64_t>(std::min(budget, 9e18)));
+        items_ = items;
     }
 
     /// The whitespace-separated tokens of the next line that is neither a comment nor blank;
     /// false at the end of the file.
     bool next_data_line(std::vector<std::string>& tokens) {
-        while (std::getline(in_, text_)) {
-            ++line_;
+        while (next_line(text_)) {
             const auto first = text_.find_first_not_of(" \t\r\v\f");
             if (first == std::string::npos || text_[first] == '%') continue;
             tokens.clear();
@@ -109,7 +380,6 @@ public:
             }
             return true;
         }
-        if (in_.bad()) throw input_error(name_ + ": reading failed after line " + std::to_string(line_));
         return false;
     }
 
@@ -131,10 +401,41 @@ public:
     }
 
 private:
+    /// Bytes the banner, the comments and the blank lines may take, and bytes per announced item.
+    static constexpr std::uint64_t header_budget = 1 << 20;
+    static constexpr double bytes_per_item = 256.0;
+
+    /// The next line (counted); false at the end of the file. Throws input_error for a line
+    /// beyond max_matrix_market_line, for more bytes than the file may hold, and for a read error.
+    bool next_line(std::string& text) {
+        const BoundedLines::Read read = lines_.next(text);
+        if (read == BoundedLines::Read::end) {
+            if (lines_.bad()) throw input_error(name_ + ": reading failed after line " + std::to_string(line_));
+            return false;
+        }
+        ++line_;
+        if (read == BoundedLines::Read::too_long)
+            fail("the line is longer than " + std::to_string(lines_.max_line()) +
+                 " bytes; a Matrix Market line holds a banner, a comment, a size line or one entry (is this a Matrix "
+                 "Market file?)");
+        if (read == BoundedLines::Read::too_much) {
+            if (items_ < 0)
+                fail("more than " + std::to_string(header_budget) +
+                     " bytes of banner, comments and blank lines before the size line; is this a Matrix Market file?");
+            fail("the file goes on beyond the " + std::to_string(lines_.budget()) + " bytes that its " +
+                 std::to_string(items_) + " announced entries may take (" + std::to_string(int(bytes_per_item)) +
+                 " bytes each, and " + std::to_string(header_budget) +
+                 " bytes of comments); remove the extra lines or fix the count in the size line");
+        }
+        return true;
+    }
+
     std::string name_;
     std::ifstream in_;
+    BoundedLines lines_{in_, max_matrix_market_line, header_budget};
     std::string text_;
     long long line_ = 0;
+    long long items_ = -1;  ///< announced by the size line (-1 before it)
 };
 
 struct Header {
@@ -224,20 +525,24 @@ void reject_duplicates(std::vector<Entry>& entries, const std::string& name, boo
 }  // namespace
 
 void write_matrix_market(const std::filesystem::path& path, const Eigen::SparseMatrix<double>& A) {
-    std::ofstream out = open_for_writing(path);
+    OutputFile file(path);
+    std::ostream& out = file.stream();
     out << "%%MatrixMarket matrix coordinate real general\n% written by adimg\n";
     out << A.rows() << ' ' << A.cols() << ' ' << A.nonZeros() << '\n';
-    for (int col = 0; col < A.outerSize(); ++col)
+    for (int col = 0; col < A.outerSize() && out; ++col)
         for (Eigen::SparseMatrix<double>::InnerIterator it(A, col); it; ++it)
             out << it.row() + 1 << ' ' << it.col() + 1 << ' ' << it.value() << '\n';
-    if (!out) throw input_error("writing '" + path.string() + "' failed (disk full?)");
+    file.commit();
 }
 
-void write_matrix_market(const std::filesystem::path& path, const std::vector<double>& v) {
-    std::ofstream out = open_for_writing(path);
-    out << "%%MatrixMarket matrix array real general\n% written by adimg\n" << v.size() << " 1\n";
-    for (double x : v) out << x << '\n';
-    if (!out) throw input_error("writing '" + path.string() + "' failed (disk full?)");
+void write_matrix_market(const std::filesystem::path& path, const std::vector<double>& v, const std::string& comment) {
+    std::string line = comment;
+    std::replace_if(line.begin(), line.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
+    OutputFile file(path);
+    std::ostream& out = file.stream();
+    out << "%%MatrixMarket matrix array real general\n% " << line << "\n" << v.size() << " 1\n";
+    for (std::size_t p = 0; p < v.size() && out; ++p) out << v[p] << '\n';
+    file.commit();
 }
 
 Eigen::SparseMatrix<double> read_matrix_market_matrix(const std::filesystem::path& path) {
@@ -261,6 +566,7 @@ Eigen::SparseMatrix<double> read_matrix_market_matrix(const std::filesystem::pat
                 std::to_string(per_row) + " per row" + (header.symmetric ? " stored in a symmetric file)" : ")"));
 
     const long long line_of_size = in.line();
+    in.expect_items(nnz);
     std::vector<Entry> entries;
     // Reserve no more than the file has shown to hold; the vector grows with what is read.
     entries.reserve(static_cast<std::size_t>(std::min<long long>(nnz, 1 << 16)));
@@ -296,6 +602,7 @@ std::vector<double> read_matrix_market_vector(const std::filesystem::path& path)
     const long long cols = parse_integer(in, tokens[1], "the column count", 0, max_rows);
     if (cols != 1) in.fail("a vector must have one column, this has " + std::to_string(cols));
     const long long line_of_size = in.line();
+    in.expect_items(header.coordinate ? 0 : rows);
 
     if (!header.coordinate) {
         std::vector<double> v;
@@ -310,6 +617,7 @@ std::vector<double> read_matrix_market_vector(const std::filesystem::path& path)
     }
 
     const long long nnz = parse_integer(in, tokens[2], "the entry count", 0, rows);
+    in.expect_items(nnz);
     std::vector<Entry> entries;
     entries.reserve(static_cast<std::size_t>(std::min<long long>(nnz, 1 << 16)));
     for (long long e = 0; e < nnz; ++e) {

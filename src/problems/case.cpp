@@ -1,4 +1,5 @@
 #include "../common/shown.hpp"
+#include "../io/bounded_lines.hpp"
 
 #include <adimg/problems.hpp>
 #include <adimg/error.hpp>
@@ -27,7 +28,12 @@ namespace {
 //   - '#' starts a comment that runs to the end of the line; blank lines are ignored;
 //   - "[section]" starts a section: the keys below it are "section.key";
 //   - "key = value", both sides trimmed of blanks; a key may also be written "section.key".
-// Each key may appear once. Unknown keys and sections are errors.
+// Each key may appear once. Unknown keys and sections are errors. A line holds at most
+// max_case_line bytes and the file at most max_case_bytes: a case file is a few hundred bytes,
+// and an endless input (/dev/zero, a pipe) must end with a message, not with memory exhausted.
+
+constexpr std::size_t max_case_line = 4096;
+constexpr std::uint64_t max_case_bytes = 1 << 20;
 
 constexpr const char* allowed_keys =
     "name, description, [domain] width, height, [refinement] nu, x_layer, y_layer";
@@ -63,8 +69,15 @@ public:
     void read(std::istream& in) {
         std::string text, section;
         long long line = 0;
-        while (std::getline(in, text)) {
+        BoundedLines lines(in, max_case_line, max_case_bytes);
+        for (BoundedLines::Read read; (read = lines.next(text)) != BoundedLines::Read::end;) {
             ++line;
+            if (read == BoundedLines::Read::too_long)
+                fail(line, "the line is longer than " + std::to_string(max_case_line) +
+                               " bytes; a case file holds short 'key = value' lines (is this a case file?)");
+            if (read == BoundedLines::Read::too_much)
+                fail(line, "the file holds more than " + std::to_string(max_case_bytes) +
+                               " bytes; a case file holds a few short lines (is this a case file?)");
             if (line == 1 && text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);  // a UTF-8 byte-order mark
             if (text.find('\0') != std::string::npos)
                 fail(line, "the line holds a NUL byte; a case file is text");

@@ -171,6 +171,107 @@ const char* const dirichlet_contract =
     "an edge row as a_qq x_q = a_qq g_q (only the diagonal; a_qq != 1 is scaled to the identity), and eliminate "
     "the known value from the interior equations: b_p -= a_pq g_q, then a_pq = 0";
 
+/// A sum of doubles with Neumaier's compensation: accurate to about 2 eps times the sum of the
+/// magnitudes, however many terms.
+struct CompensatedSum {
+    double sum = 0.0, correction = 0.0;
+    void add(double v) {
+        const double t = sum + v;
+        correction += std::abs(sum) >= std::abs(v) ? (sum - t) + v : (v - t) + sum;
+        sum = t;
+    }
+    double value() const { return sum + correction; }
+};
+
+// Cheap necessary conditions for a positive definite matrix, each a certificate when it fails
+// (docs/design.md §2 asks for a symmetric positive definite matrix; an indefinite or singular one
+// would end in a diverging or stagnating solve with advice about smoothing). The interior block
+// must be positive definite by itself, since no interior row couples into an edge node:
+// - every 2 x 2 principal submatrix of two coupled interior rows p, q is positive definite:
+//   |a_pq| < sqrt(a_pp a_qq);
+// - v^T A v > 0 for the four sign patterns v = 1, (-1)^i, (-1)^j, (-1)^(i+j) on the interior
+//   nodes (0 on the edge): v^T A v < 0 beyond rounding is a certificate of an indefinite matrix,
+//   and v = 1 with v^T A v = 0 to rounding is the constant null vector of a singular (pure
+//   Neumann) matrix. The products a_pq v_p v_q are exact, and the compensated sum is accurate to
+//   about 2 eps of the sum of |a_pq|, so the tolerances below are well above rounding.
+void check_positive_definite(const NineBands<double>& A) {
+    const int mx = A.mx, my = A.my;
+    const Describer d{mx, my};
+    const double eps = std::numeric_limits<double>::epsilon();
+    const char* const contract =
+        "adimg's multigrid needs a symmetric positive definite matrix (a stiffness matrix with Dirichlet "
+        "nodes); check the signs of the entries, a shift (A - s M with s > 0 is indefinite) and that every "
+        "interior equation keeps its coupling to the eliminated Dirichlet values";
+    long long minors = 0;
+    std::size_t first_p = 0;
+    int first_k = 0;
+    for (int j = 1; j < my - 1; ++j)
+        for (int i = 1; i < mx - 1; ++i) {
+            const std::size_t p = static_cast<std::size_t>(j) * mx + i;
+            for (int k = C + 1; k < 9; ++k) {
+                const int qi = i + band_dx(k), qj = j + band_dy(k);
+                if (qi < 1 || qi > mx - 2 || qj < 1 || qj > my - 2) continue;
+                const std::size_t q = static_cast<std::size_t>(qj) * mx + qi;
+                if (std::abs(A(k, p)) >= std::sqrt(A(C, p)) * std::sqrt(A(C, q)) && minors++ == 0) {
+                    first_p = p;
+                    first_k = k;
+                }
+            }
+        }
+    if (minors) {
+        const std::size_t q = first_p + static_cast<std::size_t>(band_dy(first_k) * mx + band_dx(first_k));
+        throw input_error("matrix: not positive definite (indefinite or singular): " + d.row(first_p) + " and row " +
+                          std::to_string(q) + " couple with " + format(A(first_k, first_p)) + " (" +
+                          d.entry(first_p, first_k) + "), but their diagonals are " + format(A(C, first_p)) + " and " +
+                          format(A(C, q)) + "; |a_pq| >= sqrt(a_pp a_qq) makes the 2 x 2 submatrix of the two rows, "
+                          "and so the matrix, indefinite or singular. " +
+                          contract + (minors > 1 ? " (" + std::to_string(minors - 1) + " more such pairs)" : ""));
+    }
+
+    // v_p v_q depends only on the band for these patterns ((-1)^dx for v = (-1)^i, ...), so one
+    // pass sums each band's interior couplings and the patterns combine the nine sums.
+    CompensatedSum band_sums[9], magnitude;
+    for (int j = 1; j < my - 1; ++j)
+        for (int i = 1; i < mx - 1; ++i) {
+            const std::size_t p = static_cast<std::size_t>(j) * mx + i;
+            for (int k = 0; k < 9; ++k) {
+                const int qi = i + band_dx(k), qj = j + band_dy(k);
+                if (qi < 1 || qi > mx - 2 || qj < 1 || qj > my - 2) continue;
+                band_sums[k].add(A(k, p));
+                magnitude.add(std::abs(A(k, p)));
+            }
+        }
+    struct Pattern {
+        const char* name;
+        bool flip_x, flip_y;  ///< v changes sign from node to node in x, in y
+    };
+    const Pattern patterns[] = {{"v = 1", false, false},
+                                {"v = (-1)^i", true, false},
+                                {"v = (-1)^j", false, true},
+                                {"v = (-1)^(i+j)", true, true}};
+    const double scale = magnitude.value();
+    for (const Pattern& pattern : patterns) {
+        CompensatedSum form;
+        for (int k = 0; k < 9; ++k) {
+            const bool negative = (pattern.flip_x && band_dx(k) != 0) != (pattern.flip_y && band_dy(k) != 0);
+            form.add(negative ? -band_sums[k].value() : band_sums[k].value());
+        }
+        const double value = form.value();
+        std::ostringstream relative;
+        relative.precision(3);
+        relative << value / scale;
+        if (value < -16.0 * eps * scale)
+            throw input_error("matrix: indefinite: for the sign pattern " + std::string(pattern.name) +
+                              " on the interior nodes (0 on the edge), v^T A v = " + format(value) + " < 0 (" +
+                              relative.str() + " of the sum of |a_pq|), which a positive definite matrix does not allow. " +
+                              contract);
+        if (!pattern.flip_x && !pattern.flip_y && std::abs(value) <= 16.0 * eps * scale)
+            throw input_error("matrix: singular: the constant vector on the interior nodes is a null vector (every "
+                              "interior row sums to zero to rounding: v^T A v = " + format(value) + " against a sum of "
+                              "|a_pq| of " + format(scale) + "), as in a pure Neumann problem. " + contract);
+    }
+}
+
 }  // namespace
 
 GridMatrix::GridMatrix(Grid grid, NineBands<double> bands, const MatrixChecks& checks)
@@ -312,6 +413,8 @@ void GridMatrix::check_and_scale(const MatrixChecks& checks) {
                           "matrix" +
                           d.more(f.rows));
     }
+
+    check_positive_definite(A);
 
     // Edge rows a x_p = a g_p become identity rows; solve() scales b with them.
     for (std::size_t p = 0; p < n; ++p)

@@ -66,19 +66,66 @@ private:
 /// options as SolverOptions fields, in the notation of OptionSpec, which the CLI respells as flags.
 namespace refinement_messages {
 
+/// What went wrong, for the advice: the defect stopped dropping (stagnation, too many
+/// iterations), or it grew without bound (divergence, non-finite values).
+enum class Trouble { slow, blowup };
+
+/// A damping below this takes such small steps that a smoother barely changes x: the advice is
+/// a larger damping, not a smaller one.
+constexpr double weak_damping = 0.5;
+
+/// "SolverOptions::omega = 1e-300 damps ... ; try a larger SolverOptions::omega": the advice about
+/// one damping parameter, or "" if it is not the likely culprit.
+inline std::string damping_hint(const char* field, double value, const char* what, Trouble trouble) {
+    char text[256];
+    if (trouble == Trouble::slow && value < weak_damping) {
+        std::snprintf(text, sizeof text,
+                      "a larger SolverOptions::%s (%g damps the %s so strongly that they barely change x; the default "
+                      "is 0.7)",
+                      field, value, what);
+        return text;
+    }
+    if (trouble == Trouble::blowup) {
+        std::snprintf(text, sizeof text, "a smaller SolverOptions::%s", field);
+        return text;
+    }
+    return "";
+}
+
 /// What to change about the cycle itself.
-inline std::string smoother_hint(const SolverOptions& o) {
+inline std::string smoother_hint(const SolverOptions& o, Trouble trouble = Trouble::slow) {
+    const std::string steps = "more smoothing steps (SolverOptions::pre_smooth, SolverOptions::post_smooth)";
     switch (o.smoother) {
-    case Smoother::jacobi:
-        return "try SolverOptions::smoother = adi, more smoothing steps (SolverOptions::pre_smooth, "
-               "SolverOptions::post_smooth) or a smaller SolverOptions::omega";
+    case Smoother::jacobi: {
+        const std::string damping = damping_hint("omega", o.omega, "Jacobi steps", trouble);
+        return "try " + (damping.empty() ? "" : damping + ", ") + "SolverOptions::smoother = adi or " + steps;
+    }
     case Smoother::gauss_seidel:
-        return "try SolverOptions::smoother = adi or more smoothing steps (SolverOptions::pre_smooth, "
-               "SolverOptions::post_smooth)";
+        return "try SolverOptions::smoother = adi or " + steps;
     case Smoother::adi: break;
     }
-    return "try more smoothing steps (SolverOptions::pre_smooth, SolverOptions::post_smooth) or a smaller "
-           "SolverOptions::line_omega";
+    const std::string damping = damping_hint("line_omega", o.line_omega, "line sweeps", trouble);
+    return "try " + (damping.empty() ? steps : damping + " or " + steps);
+}
+
+/// x^T A x at most this share of |x^T b| + |x^T d| counts as not positive: well above the
+/// rounding of the two dot products, far below what a positive definite matrix gives.
+constexpr double curvature_tolerance = 1e-8;
+
+/// The advice of a failure that x itself shows to come from the matrix: x^T A x <= 0 (to
+/// rounding) for the iterate x != 0, which no symmetric positive definite matrix allows, so
+/// smoothing and damping cannot help.
+inline std::string indefinite_matrix(double curvature, double xb) {
+    char text[640];
+    std::snprintf(text, sizeof text,
+                  "indefinite or singular matrix: the iterate x has x^T A x = %.3g%s, which a symmetric positive "
+                  "definite matrix does not allow, so more smoothing steps or other damping cannot help. Multigrid "
+                  "needs a symmetric positive definite matrix: check the signs of the entries, a shift (A - s M "
+                  "with s > 0 is indefinite) and that the problem has Dirichlet nodes (a pure Neumann matrix is "
+                  "singular); an indefinite system needs another method, e.g. a direct solve (Eigen's "
+                  "SimplicialLDLT, adimg solve --solver direct)",
+                  curvature, curvature > 0.0 ? ", zero to rounding" : (xb != xb ? "" : " <= 0"));
+    return text;
 }
 
 /// "after gaining 3.21 of the 8 requested digits": the digits as SolveReport::digits_gained() has them.
@@ -94,7 +141,7 @@ inline std::string stagnation_cause(const SolverOptions& o, bool fell_back, bool
     if (o.precision == Precision::single)
         return "single precision cannot resolve this problem further (float holds about 7 digits, fewer for the "
                "ill-conditioned matrices of fine or anisotropic grids); use SolverOptions::precision = mixed or double, "
-               "or if those stall too, " + smoother_hint(o);
+               "or if those stall too, " + smoother_hint(o, Trouble::slow);
     if (o.precision == Precision::mixed && !fell_back)
         return std::string("the float inner solve no longer reduces the defect; ") +
                (fallback_available ? ""
@@ -136,6 +183,19 @@ void refine(Backend& be, const typename Backend::template matrix<Outer>& A,
         report.message = "the initial defect is not finite: check the right-hand side and the initial guess";
         return;
     }
+    // A failure: its status, what happened and what to try; unless x shows that the matrix is
+    // not positive definite (x^T A x = x^T b - x^T d <= 0 for the last finite iterate), which no
+    // setting of the cycle can mend, and then the advice says so.
+    auto fail = [&](SolveStatus status, const std::string& happened, const std::string& advice) {
+        report.status = status;
+        report.message = happened + "; " + advice;
+        be.defect(A, b, x, d);  // after a rejected update d may belong to x_next
+        const double xb = be.dot(x, b), xd = be.dot(x, d);
+        const double curvature = xb - xd, scale = std::abs(xb) + std::abs(xd);
+        if (std::isfinite(curvature) && std::isfinite(scale) && scale > 0.0 &&
+            curvature <= refinement_messages::curvature_tolerance * scale)
+            report.message = happened + "; " + refinement_messages::indefinite_matrix(curvature, xb);
+    };
     const double target = std::pow(10.0, -options.digits) * norm;
     double best = norm;
     int steps_since_progress = 0;
@@ -151,11 +211,10 @@ void refine(Backend& be, const typename Backend::template matrix<Outer>& A,
     };
     while (norm > target) {
         if (report.outer_iterations >= options.max_iterations) {
-            report.status = SolveStatus::max_iterations;
-            report.message = "no convergence within " + std::to_string(options.max_iterations) +
-                             " outer iterations (SolverOptions::max_iterations) " +
-                             refinement_messages::progress(report, options) + "; " +
-                             refinement_messages::smoother_hint(options);
+            fail(SolveStatus::max_iterations,
+                 "no convergence within " + std::to_string(options.max_iterations) +
+                     " outer iterations (SolverOptions::max_iterations) " + refinement_messages::progress(report, options),
+                 refinement_messages::smoother_hint(options, refinement_messages::Trouble::slow));
             return;
         }
         OuterStep step;
@@ -176,19 +235,21 @@ void refine(Backend& be, const typename Backend::template matrix<Outer>& A,
                 be.defect(A, b, x, d);
                 continue;
             }
-            report.status = SolveStatus::non_finite;
-            report.message = std::string(use_fallback ? "the double inner solve (after the fallback)"
-                                         : options.precision == Precision::double_ ? "the inner solve"
-                                                                                   : "the float inner solve") +
-                             " produced non-finite values at outer iteration " + std::to_string(report.outer_iterations) +
-                             (use_fallback || options.precision == Precision::double_
-                                  ? ": the smoother diverges on this problem; " + refinement_messages::smoother_hint(options)
-                                  : ": float overflowed or the smoother diverges; " +
-                                        std::string(options.precision == Precision::single
-                                                        ? "use SolverOptions::precision = mixed or double, or "
-                                                        : "set SolverOptions::fallback_to_double = true or use "
-                                                          "SolverOptions::precision = double, or ") +
-                                        refinement_messages::smoother_hint(options));
+            const std::string blowup =
+                refinement_messages::smoother_hint(options, refinement_messages::Trouble::blowup);
+            const bool in_double = use_fallback || options.precision == Precision::double_;
+            fail(SolveStatus::non_finite,
+                 std::string(use_fallback ? "the double inner solve (after the fallback)"
+                             : options.precision == Precision::double_ ? "the inner solve"
+                                                                       : "the float inner solve") +
+                     " produced non-finite values at outer iteration " + std::to_string(report.outer_iterations) +
+                     (in_double ? ": the smoother diverges on this problem" : ": float overflowed or the smoother diverges"),
+                 in_double ? blowup
+                           : std::string(options.precision == Precision::single
+                                             ? "use SolverOptions::precision = mixed or double, or "
+                                             : "set SolverOptions::fallback_to_double = true or use "
+                                               "SolverOptions::precision = double, or ") +
+                                 blowup);
             return;
         }
         std::swap(x, x_next);
@@ -199,12 +260,12 @@ void refine(Backend& be, const typename Backend::template matrix<Outer>& A,
         norm = next;
         report.final_defect = norm;
         if (norm > options.divergence_factor * report.initial_defect) {
-            report.status = SolveStatus::diverged;
             char grew[32];
             std::snprintf(grew, sizeof grew, "%.3g", norm / report.initial_defect);
-            report.message = "the defect grew to " + std::string(grew) + " times its initial value at outer " +
-                             "iteration " + std::to_string(report.outer_iterations) + "; " +
-                             refinement_messages::smoother_hint(options);
+            fail(SolveStatus::diverged,
+                 "the defect grew to " + std::string(grew) + " times its initial value at outer iteration " +
+                     std::to_string(report.outer_iterations),
+                 refinement_messages::smoother_hint(options, refinement_messages::Trouble::blowup));
             return;
         }
         if (norm < 0.99 * best) {
@@ -212,12 +273,11 @@ void refine(Backend& be, const typename Backend::template matrix<Outer>& A,
             steps_since_progress = 0;
         } else if (++steps_since_progress >= options.stall_steps) {
             if (switch_to_fallback("stalled")) continue;
-            report.status = SolveStatus::stagnated;
-            report.message = "no progress over " + std::to_string(options.stall_steps) + " outer iterations " +
-                             refinement_messages::progress(report, options) +
-                             (use_fallback ? " (" + report.message + ")" : std::string()) + "; " +
-                             refinement_messages::stagnation_cause(options, use_fallback, fallback.available(),
-                                                                   report.digits_gained());
+            fail(SolveStatus::stagnated,
+                 "no progress over " + std::to_string(options.stall_steps) + " outer iterations " +
+                     refinement_messages::progress(report, options) +
+                     (use_fallback ? " (" + report.message + ")" : std::string()),
+                 refinement_messages::stagnation_cause(options, use_fallback, fallback.available(), report.digits_gained()));
             return;
         }
     }

@@ -4,8 +4,12 @@
 #include "engine.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <future>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
 
 namespace adimg {
 namespace {
@@ -28,7 +32,46 @@ int coarsest_level(const Grid& grid, const SolverOptions& options) {
 
 }  // namespace
 
-Solver::Solver(SolverOptions options) : options_(options) {
+/// The lock of a Solver, and the thread that holds it (to refuse a call from the solve's own
+/// step callback, which would wait for itself).
+struct Solver::Guard {
+    std::mutex mutex;
+    std::atomic<std::thread::id> owner{};
+};
+
+namespace {
+
+/// Holds a Solver's guard for one call: waits while another thread holds it. A reader (levels(),
+/// allocation_count()) called by the thread that holds it, from a StepCallback, reads without it.
+class GuardLock {
+public:
+    template <class Guard>
+    GuardLock(Guard* guard, const char* call, bool reader = false) {
+        if (!guard) throw std::logic_error(std::string("Solver::") + call + " on a moved-from Solver");
+        if (guard->owner.load() == std::this_thread::get_id()) {
+            if (reader) return;
+            throw std::logic_error(std::string("Solver::") + call +
+                                   " called during a solve of the same Solver (from its StepCallback): it would wait "
+                                   "for itself; use another Solver there");
+        }
+        lock_ = std::unique_lock<std::mutex>(guard->mutex);
+        owner_ = &guard->owner;
+        owner_->store(std::this_thread::get_id());
+    }
+    ~GuardLock() {
+        if (owner_) owner_->store(std::thread::id{});
+    }
+    GuardLock(const GuardLock&) = delete;
+    GuardLock& operator=(const GuardLock&) = delete;
+
+private:
+    std::unique_lock<std::mutex> lock_;
+    std::atomic<std::thread::id>* owner_ = nullptr;
+};
+
+}  // namespace
+
+Solver::Solver(SolverOptions options) : options_(options), guard_(std::make_unique<Guard>()) {
     validate(options_);
     std::string why;
     switch (options_.backend) {
@@ -55,15 +98,21 @@ Solver::Solver(Solver&&) noexcept = default;
 Solver& Solver::operator=(Solver&&) noexcept = default;
 
 void Solver::setup(const GridMatrix& A) {
+    const GuardLock lock(guard_.get(), "setup");
     const auto start = std::chrono::steady_clock::now();
     const Hierarchy hierarchy = galerkin_hierarchy(A, coarsest_level(A.grid(), options_));
     const double hierarchy_seconds = seconds_since(start);
-    setup(hierarchy);
+    setup_locked(hierarchy);
     hierarchy_seconds_ = hierarchy_seconds;
     scaled_rows_ = A.scaled_rows();
 }
 
 void Solver::setup(const Hierarchy& hierarchy) {
+    const GuardLock lock(guard_.get(), "setup");
+    setup_locked(hierarchy);
+}
+
+void Solver::setup_locked(const Hierarchy& hierarchy) {
     if (hierarchy.levels.empty()) throw input_error("setup: the hierarchy has no levels");
     const auto start = std::chrono::steady_clock::now();
     engine_->setup(hierarchy);
@@ -75,6 +124,7 @@ void Solver::setup(const Hierarchy& hierarchy) {
 }
 
 SolveReport Solver::solve(const std::vector<double>& b, std::vector<double>& x, const StepCallback& on_step) {
+    const GuardLock lock(guard_.get(), "solve");
     check_setup();
     if (b.size() != rows_)
         throw input_error("solve: the right-hand side has " + std::to_string(b.size()) + " entries, the matrix " +
@@ -97,16 +147,22 @@ SolveReport Solver::solve(const std::vector<double>& b, std::vector<double>& x, 
 }
 
 SolveReport Solver::solve(const Eigen::VectorXd& b, Eigen::VectorXd& x, const StepCallback& on_step) {
+    const GuardLock lock(guard_.get(), "solve");
     check_setup();
     if (static_cast<std::size_t>(b.size()) != rows_)
         throw input_error("solve: the right-hand side has " + std::to_string(b.size()) + " entries, the matrix " +
                           std::to_string(rows_) + " rows");
     const bool zero_guess = x.size() != b.size();
     if (zero_guess) x.resize(b.size());
-    return solve(b.data(), x.data(), zero_guess ? InitialGuess::zero : InitialGuess::given, on_step);
+    return solve_locked(b.data(), x.data(), zero_guess ? InitialGuess::zero : InitialGuess::given, on_step);
 }
 
 SolveReport Solver::solve(const double* b, double* x, InitialGuess guess, const StepCallback& on_step) {
+    const GuardLock lock(guard_.get(), "solve");
+    return solve_locked(b, x, guess, on_step);
+}
+
+SolveReport Solver::solve_locked(const double* b, double* x, InitialGuess guess, const StepCallback& on_step) {
     check_setup();
     if (!b || !x) throw input_error("solve: b and x must point to the matrix's " + std::to_string(rows_) + " rows");
     const double* rhs = solver_rhs(b);
@@ -142,7 +198,13 @@ SolveReport Solver::timed(Solve&& solve) {
 }
 
 std::string Solver::device_name() const { return engine_->device_name(); }
-std::vector<LevelInfo> Solver::levels() const { return engine_->levels(); }
-int Solver::allocation_count() const { return engine_->allocations(); }
+std::vector<LevelInfo> Solver::levels() const {
+    const GuardLock lock(guard_.get(), "levels", true);
+    return engine_->levels();
+}
+int Solver::allocation_count() const {
+    const GuardLock lock(guard_.get(), "allocation_count", true);
+    return engine_->allocations();
+}
 
 }  // namespace adimg

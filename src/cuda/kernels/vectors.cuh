@@ -79,4 +79,40 @@ __global__ void dot_partial(const T* __restrict__ x, const T* __restrict__ y, st
 /// Second pass: one block adds the partial sums in a fixed order.
 __global__ void dot_final(const double* partial, int count, double* result);
 
+// The scaled norm, for the vectors whose plain sum of squares overflows or underflows
+// (common/scaled_norm.hpp): the largest |x_p|, then the sum of (x_p / largest)^2. Both passes
+// are deterministic: a maximum does not depend on the order, the sum runs in the fixed order of
+// dot_partial and dot_final.
+
+/// The largest |x_p| per block (the input is free of NaN: its plain sum was not NaN). Run on the
+/// partial maxima with one block, it gives the maximum of the whole vector in partial[0].
+template <class T>
+__global__ void max_abs_partial(const T* __restrict__ x, std::size_t n, double* partial) {
+    follow_previous_kernel();
+    __shared__ double largest[reduce_threads];
+    double m = 0.0;
+    ADIMG_GRID_STRIDE(p, n) m = fmax(m, fabs(double(x[p])));
+    const int t = threadIdx.x;
+    largest[t] = m;
+    __syncthreads();
+    for (int s = reduce_threads / 2; s > 0; s /= 2) {
+        if (t < s) largest[t] = fmax(largest[t], largest[t + s]);
+        __syncthreads();
+    }
+    if (t == 0) partial[blockIdx.x] = largest[0];
+}
+/// Partial sums of (x_p / scale)^2, one per block, for dot_final.
+template <class T>
+__global__ void scaled_square_partial(const T* __restrict__ x, std::size_t n, double scale, double* partial) {
+    follow_previous_kernel();
+    __shared__ double sums[reduce_threads];
+    double sum = 0.0;
+    ADIMG_GRID_STRIDE(p, n) {
+        const double r = double(x[p]) / scale;
+        sum += r * r;
+    }
+    sum = block_sum(sum, sums, threadIdx.x, reduce_threads);
+    if (threadIdx.x == 0) partial[blockIdx.x] = sum;
+}
+
 }  // namespace adimg::kernels
