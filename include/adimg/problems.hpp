@@ -108,9 +108,10 @@ struct PolynomialProblem {
     double b = 1.0;
 
     /// u0 at a point given by its distances to both ends in each direction (x + xr = a, ...), so
-    /// that points within rounding of x = a keep their true distance to it.
-    double u0(double x, double xr, double y, double yr) const { return x * xr * y * yr; }
-    double f(double x, double xr, double y, double yr) const { return 2.0 * y * yr + 2.0 * x * xr; }
+    /// that points within rounding of x = a keep their true distance to it. constexpr, so that device
+    /// code may evaluate them too.
+    constexpr double u0(double x, double xr, double y, double yr) const { return x * xr * y * yr; }
+    constexpr double f(double x, double xr, double y, double yr) const { return 2.0 * y * yr + 2.0 * x * xr; }
 };
 
 /// The consistent load vector b_i = ∫ f φ_i by 3x3 Gauss points per element (exact for this f),

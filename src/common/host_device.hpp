@@ -8,3 +8,14 @@
 #else
 #define ADIMG_HD inline
 #endif
+
+/// a * b and a + b rounded once each, never fused into one operation: nvcc contracts a * b + c
+/// into an fma by default, the host compiler does not, and formulas that must give the same bits
+/// on both (the assembly) use these.
+#if defined(__CUDA_ARCH__)
+#define ADIMG_MUL_RN(a, b) __dmul_rn((a), (b))
+#define ADIMG_ADD_RN(a, b) __dadd_rn((a), (b))
+#else
+#define ADIMG_MUL_RN(a, b) ((a) * (b))
+#define ADIMG_ADD_RN(a, b) ((a) + (b))
+#endif

@@ -4,6 +4,7 @@
 // operation is the plain loop around the shared formula in <adimg/stencil.hpp>.
 
 #include <adimg/nine_bands.hpp>
+#include <adimg/problems.hpp>
 
 #include "../solver/backend.hpp"
 #include "../solver/stencil.hpp"
@@ -17,6 +18,7 @@
 #include <cstddef>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace adimg {
@@ -43,6 +45,18 @@ public:
     template <class T>
     void update_values(const NineBands<double>& host, matrix<T>& A) {
         std::copy(host.values.begin(), host.values.end(), A.values.begin());
+    }
+    /// The stiffness matrix of a built-in problem's mesh, assembled (in parallel) on the host.
+    template <class T>
+    matrix<T> make_matrix(const TensorMesh& mesh) {
+        if constexpr (std::is_same_v<T, double>)
+            return assemble_stiffness(mesh);
+        else
+            return convert_bands<T>(assemble_stiffness(mesh));
+    }
+    template <class T>
+    void update_values(const TensorMesh& mesh, matrix<T>& A) {
+        update_values(assemble_stiffness(mesh), A);
     }
     /// n values from host memory into v (sized to n); the vector form for the hierarchy's arrays.
     template <class T>

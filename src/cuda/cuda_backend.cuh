@@ -5,6 +5,7 @@
 
 #include "device_memory.cuh"
 #include "graph_replay.cuh"
+#include "kernels/assembly.cuh"
 #include "kernels/stencil.cuh"
 #include "kernels/vectors.cuh"
 #include "launcher.cuh"
@@ -17,6 +18,7 @@
 #include "../common/scaled_norm.hpp"
 
 #include <adimg/nine_bands.hpp>
+#include <adimg/problems.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -63,6 +65,22 @@ public:
                                          cudaMemcpyHostToDevice, stream()));
         if (M.transposed.size() == M.values.size()) lines_.transpose_bands(M);
         ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream()));
+    }
+    /// The stiffness matrix of a built-in problem's mesh, assembled on the device from its element
+    /// widths: the host never holds it.
+    template <class T>
+    matrix<T> make_matrix(const TensorMesh& mesh) {
+        matrix<T> M{mesh.mx(), mesh.my(), vector<T>(9 * static_cast<std::size_t>(mesh.nodes()), Uninitialised{}), {}};
+        update_values(mesh, M);
+        return M;
+    }
+    template <class T>
+    void update_values(const TensorMesh& mesh, matrix<T>& M) {
+        const vector<double> hx = on_device(mesh.x.widths), hy = on_device(mesh.y.widths);
+        launch_("assemble_stiffness kernel", kernels::assemble_stiffness<T>, tiles(M.mx, M.my), block2d(), 0, hx.data(),
+                hy.data(), M.mx, M.my, M.values.data());
+        if (M.transposed.size() == M.values.size()) lines_.transpose_bands(M);
+        ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream()));  // hx and hy go out of scope
     }
     template <class T>
     void upload(const double* host, std::size_t n, vector<T>& v) { transfers_.upload(host, n, v); }
@@ -262,6 +280,12 @@ private:
         return dim3((nx + kernels::tile_x - 1) / kernels::tile_x, (ny + kernels::tile_y - 1) / kernels::tile_y);
     }
     static int blocks(std::size_t n) { return static_cast<int>(std::clamp<std::size_t>((n + 255) / 256, 1, 4 * 1024)); }
+    /// A small host array on the device (element widths), copied before this returns.
+    vector<double> on_device(const std::vector<double>& host) {
+        vector<double> v(host.size(), Uninitialised{});
+        ADIMG_CUDA_CHECK(cudaMemcpyAsync(v.data(), host.data(), host.size() * sizeof(double), cudaMemcpyHostToDevice, stream()));
+        return v;
+    }
     /// Brings result_ to the host: the one synchronisation of a reduction.
     double read_result();
     /// ||x|| from its plain sum of squares: the root where that is usable, else the largest |x_p|

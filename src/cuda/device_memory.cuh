@@ -26,12 +26,18 @@ inline void cuda_check(cudaError_t status, const char* call, const char* file, i
 /// After a kernel launch: launch-configuration errors surface here without a synchronisation.
 #define ADIMG_CUDA_CHECK_LAUNCH(name) ::adimg::cuda_check(cudaGetLastError(), name, __FILE__, __LINE__)
 
-/// A device array of n elements, zero-initialised; move-only.
+/// Asks DeviceVector for storage that the caller overwrites whole before reading it.
+struct Uninitialised {};
+
+/// A device array of n elements, zero-initialised unless asked otherwise; move-only.
 template <class T>
 class DeviceVector {
 public:
     DeviceVector() = default;
-    explicit DeviceVector(std::size_t n) : n_(n) {
+    explicit DeviceVector(std::size_t n) : DeviceVector(n, Uninitialised{}) {
+        if (n > 0) ADIMG_CUDA_CHECK(cudaMemset(data_, 0, n * sizeof(T)));
+    }
+    DeviceVector(std::size_t n, Uninitialised) : n_(n) {
         if (n == 0) return;
         const cudaError_t status = cudaMalloc(&data_, n * sizeof(T));
         if (status == cudaErrorMemoryAllocation) {
@@ -43,7 +49,6 @@ public:
                                std::to_string(total >> 20) + " MiB free; use a lower level");
         }
         ADIMG_CUDA_CHECK(status);
-        ADIMG_CUDA_CHECK(cudaMemset(data_, 0, n * sizeof(T)));
     }
     ~DeviceVector() {
         if (data_) cudaFree(data_);

@@ -13,6 +13,8 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <type_traits>
+#include <variant>
 #include <utility>
 
 namespace adimg {
@@ -31,6 +33,8 @@ class SolverEngine {
 public:
     virtual ~SolverEngine() = default;
     virtual void setup(const Hierarchy& hierarchy) = 0;
+    /// The levels of a built-in or case-file problem, assembled where the solve runs.
+    virtual void setup(const MeshHierarchy& meshes) = 0;
     /// b and the initial guess (nullptr: zero) hold the matrix's rows.
     virtual SolveReport solve(const double* b, const double* guess, const SolutionDestination& x,
                               const StepCallback& on_step) = 0;
@@ -55,35 +59,8 @@ public:
         if (options_.precision != Precision::mixed) options_.inner = {InnerStop::Kind::cycles, 1};
     }
 
-    void setup(const Hierarchy& hierarchy) override {
-        if (same_shape(hierarchy)) {
-            update_values(hierarchy);
-            return;
-        }
-        mg_float_.reset();
-        mg_double_.reset();
-        A_double_.reset();
-        switch (options_.precision) {
-        case Precision::double_:
-            mg_double_.emplace(be_, hierarchy, options_);
-            break;
-        case Precision::single:
-            mg_float_.emplace(be_, hierarchy, options_);
-            break;
-        case Precision::mixed:
-            mg_float_.emplace(be_, hierarchy, options_);
-            A_double_.emplace(be_.template make_matrix<double>(hierarchy.finest().A));
-            // The double hierarchy of a fallback is built only when a solve needs it.
-            if (options_.fallback_to_double) fallback_hierarchy_ = hierarchy;
-            break;
-        }
-        ++allocations_;
-        const std::size_t n = hierarchy.finest().A.rows();
-        if (options_.precision == Precision::single)
-            outer_float_.emplace(be_, n);
-        else
-            outer_double_.emplace(be_, n);
-    }
+    void setup(const Hierarchy& hierarchy) override { setup_levels(hierarchy); }
+    void setup(const MeshHierarchy& meshes) override { setup_levels(meshes); }
 
     SolveReport solve(const double* b, const double* guess, const SolutionDestination& x,
                       const StepCallback& on_step) override {
@@ -116,18 +93,55 @@ public:
     int allocations() const override { return allocations_; }
 
 private:
-    bool same_shape(const Hierarchy& h) const {
-        if (mg_float_) return mg_float_->same_shape(h);
-        if (mg_double_) return mg_double_->same_shape(h);
+    /// The levels of a Hierarchy or a MeshHierarchy (multigrid.hpp) on the backend: new storage,
+    /// or new values in the storage of the last setup if the grids are the same.
+    template <class Levels>
+    void setup_levels(const Levels& levels) {
+        if (same_shape(levels)) {
+            update_values(levels);
+            return;
+        }
+        mg_float_.reset();
+        mg_double_.reset();
+        A_double_.reset();
+        fallback_levels_ = {};
+        switch (options_.precision) {
+        case Precision::double_:
+            mg_double_.emplace(be_, levels, options_);
+            break;
+        case Precision::single:
+            mg_float_.emplace(be_, levels, options_);
+            break;
+        case Precision::mixed:
+            mg_float_.emplace(be_, levels, options_);
+            A_double_.emplace(be_.template make_matrix<double>(matrix_source(levels.finest())));
+            // The double hierarchy of a fallback is built only when a solve needs it.
+            if (options_.fallback_to_double) fallback_levels_ = levels;
+            break;
+        }
+        ++allocations_;
+        const auto [mx, my] = grid_of(levels.finest());
+        const std::size_t n = static_cast<std::size_t>(mx) * my;
+        if (options_.precision == Precision::single)
+            outer_float_.emplace(be_, n);
+        else
+            outer_double_.emplace(be_, n);
+    }
+
+    template <class Levels>
+    bool same_shape(const Levels& levels) const {
+        if (mg_float_) return mg_float_->same_shape(levels);
+        if (mg_double_) return mg_double_->same_shape(levels);
         return false;
     }
 
     /// Same grids, new values: copied into the existing device storage.
-    void update_values(const Hierarchy& hierarchy) {
-        if (mg_float_) mg_float_->update_values(hierarchy);
-        if (mg_double_) mg_double_->update_values(hierarchy);
-        if (A_double_) be_.update_values(hierarchy.finest().A, *A_double_);
-        if (options_.precision == Precision::mixed && options_.fallback_to_double) fallback_hierarchy_ = hierarchy;
+    template <class Levels>
+    void update_values(const Levels& levels) {
+        if (mg_float_) mg_float_->update_values(levels);
+        if (mg_double_) mg_double_->update_values(levels);
+        if (A_double_) be_.update_values(matrix_source(levels.finest()), *A_double_);
+        if (options_.precision == Precision::mixed && options_.fallback_to_double) fallback_levels_ = levels;
     }
 
     /// The fallback of a mixed solve: double inner cycles on a double hierarchy built when first
@@ -140,7 +154,13 @@ private:
         template <class Apply>
         bool operator()(const typename Backend::template vector<Outer>& d, double norm, OuterStep& step, Apply&& apply) {
             if constexpr (std::is_same_v<Outer, double>) {
-                if (!engine->mg_double_) engine->mg_double_.emplace(engine->be_, engine->fallback_hierarchy_, engine->options_);
+                if (!engine->mg_double_)
+                    std::visit(
+                        [&](const auto& levels) {
+                            if constexpr (!std::is_same_v<std::decay_t<decltype(levels)>, std::monostate>)
+                                engine->mg_double_.emplace(engine->be_, levels, engine->options_);
+                        },
+                        engine->fallback_levels_);
                 InnerMultigrid<Backend, double, double> exact(engine->be_, *engine->mg_double_, engine->options_);
                 return exact.correct(d, norm, step, apply);
             } else {
@@ -192,7 +212,9 @@ private:
     std::optional<typename Backend::template matrix<double>> A_double_;
     std::optional<OuterVectors<double>> outer_double_;
     std::optional<OuterVectors<float>> outer_float_;
-    Hierarchy fallback_hierarchy_;
+    /// What a mixed solve's fallback builds its double hierarchy from, when it first needs it: a
+    /// copy of the host hierarchy, or just the meshes.
+    std::variant<std::monostate, Hierarchy, MeshHierarchy> fallback_levels_;
     int allocations_ = 0;  ///< setups that allocated device storage (the rest only updated values)
 };
 

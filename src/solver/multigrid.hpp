@@ -6,6 +6,7 @@
 #include <adimg/options.hpp>
 #include <adimg/report.hpp>
 
+#include "../problems/mesh_hierarchy.hpp"
 #include "backend.hpp"
 #include "coarse_solve.hpp"
 
@@ -14,6 +15,16 @@
 #include <vector>
 
 namespace adimg {
+
+/// What a level's matrix is made from: the host bands of a Hierarchy, or the mesh of a
+/// MeshHierarchy, which the backend assembles.
+inline const NineBands<double>& matrix_source(const HostLevel& level) { return level.A; }
+inline const TensorMesh& matrix_source(const MeshLevel& level) { return level.mesh; }
+/// The coarsest matrix on the host, for the coarse solve's setup (a small grid).
+inline const NineBands<double>& coarsest_matrix(const HostLevel& level) { return level.A; }
+inline NineBands<double> coarsest_matrix(const MeshLevel& level) { return assemble_stiffness(level.mesh); }
+inline std::pair<int, int> grid_of(const HostLevel& level) { return {level.A.mx, level.A.my}; }
+inline std::pair<int, int> grid_of(const MeshLevel& level) { return {level.mesh.mx(), level.mesh.my()}; }
 
 /// The level hierarchy in the backend's memory, in precision T, and the V-cycle on it.
 ///
@@ -26,35 +37,41 @@ public:
     using Vector = typename Backend::template vector<T>;
     using Matrix = typename Backend::template matrix<T>;
 
-    Multigrid(Backend& backend, const Hierarchy& hierarchy, const SolverOptions& options)
+    /// The levels of `levels`, a Hierarchy (host matrices, copied to the backend) or a
+    /// MeshHierarchy (meshes, assembled by the backend where it runs).
+    template <class Levels>
+    Multigrid(Backend& backend, const Levels& levels, const SolverOptions& options)
         : be_(backend),
           options_(options),
-          coarse_(backend, hierarchy.levels.front().A, options) {
-        for (const HostLevel& host : hierarchy.levels) {
-            const std::size_t n = host.A.rows();
-            levels_.push_back(Level{host.level, host.A.mx, host.A.my, be_.template make_matrix<T>(host.A),
-                                    upload(host.split_x), upload(host.split_y), be_.template make_vector<T>(n),
+          coarse_(backend, coarsest_matrix(levels.levels.front()), options) {
+        for (const auto& source : levels.levels) {
+            const auto [mx, my] = grid_of(source);
+            const std::size_t n = static_cast<std::size_t>(mx) * my;
+            levels_.push_back(Level{source.level, mx, my, be_.template make_matrix<T>(matrix_source(source)),
+                                    upload(source.split_x), upload(source.split_y), be_.template make_vector<T>(n),
                                     be_.template make_vector<T>(n), be_.template make_vector<T>(n),
                                     be_.template make_vector<T>(n)});
         }
     }
 
-    /// New matrix values for the same grids (a hierarchy of the same shape), into the existing
+    /// New matrix values for the same grids (levels of the same shape), into the existing
     /// storage: nothing is reallocated.
-    void update_values(const Hierarchy& hierarchy) {
+    template <class Levels>
+    void update_values(const Levels& levels) {
         for (std::size_t l = 0; l < levels_.size(); ++l) {
-            const HostLevel& host = hierarchy.levels[l];
-            be_.update_values(host.A, levels_[l].A);
-            be_.upload(host.split_x, levels_[l].split_x);
-            be_.upload(host.split_y, levels_[l].split_y);
+            const auto& source = levels.levels[l];
+            be_.update_values(matrix_source(source), levels_[l].A);
+            be_.upload(source.split_x, levels_[l].split_x);
+            be_.upload(source.split_y, levels_[l].split_y);
         }
-        coarse_.update(hierarchy.levels.front().A);
+        coarse_.update(coarsest_matrix(levels.levels.front()));
     }
-    /// True if `hierarchy` has the grids of this one, so update_values() applies.
-    bool same_shape(const Hierarchy& hierarchy) const {
-        if (hierarchy.levels.size() != levels_.size()) return false;
+    /// True if `levels` has the grids of this hierarchy, so update_values() applies.
+    template <class Levels>
+    bool same_shape(const Levels& levels) const {
+        if (levels.levels.size() != levels_.size()) return false;
         for (std::size_t l = 0; l < levels_.size(); ++l)
-            if (hierarchy.levels[l].A.mx != levels_[l].mx || hierarchy.levels[l].A.my != levels_[l].my) return false;
+            if (grid_of(levels.levels[l]) != std::pair<int, int>(levels_[l].mx, levels_[l].my)) return false;
         return true;
     }
 

@@ -9,6 +9,8 @@
 
 #include <adimg/problems.hpp>
 
+#include "../../src/problems/mesh_hierarchy.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -471,4 +473,37 @@ TEST_CASE("running out of device memory says how much was needed and how much is
                       Catch::Contains("out of device memory") && Catch::Contains("MiB free"));
     DeviceVector<double> still_works(1024);  // the failed allocation left the device usable
     CHECK(still_works.size() == 1024);
+}
+
+TEST_CASE("matrices assembled on the device equal the host assembly entry by entry on every level (all cases, L=6..8; "
+          "A5 at L=10)",
+          "[gpu][assembly]") {
+    // Each entry relative to the largest of its row (the A-cases' entries span 18 orders of
+    // magnitude, so a tolerance relative to the matrix would hide their small entries).
+    auto worst_row_difference = [](const std::vector<double>& device, const NineBands<double>& host) {
+        const std::size_t n = host.rows();
+        double worst = 0.0;
+        for (std::size_t p = 0; p < n; ++p) {
+            double scale = 0.0;
+            for (int k = 0; k < 9; ++k) scale = std::max(scale, std::abs(host(k, p)));
+            for (int k = 0; k < 9; ++k) worst = std::max(worst, std::abs(device[k * n + p] - host(k, p)) / scale);
+        }
+        return worst;
+    };
+    std::vector<std::pair<std::string, int>> problems;
+    for (const std::string& name : builtin_case_names())
+        for (int level = 6; level <= 8; ++level) problems.emplace_back(name, level);
+    problems.emplace_back("A5", 10);
+    for (const auto& [name, level] : problems) {
+        for (const MeshLevel& m : mesh_hierarchy(builtin_case(name), level, 1).levels) {
+            INFO(name << " at L=" << level << ", level " << m.level << " (" << m.mesh.mx() << "x" << m.mesh.my() << ")");
+            const NineBands<double> host_bands = assemble_stiffness(m.mesh);
+            const auto in_double = gpu().make_matrix<double>(m.mesh);
+            const double difference = worst_row_difference(host(in_double.values), host_bands);
+            CHECK(difference <= 1e-14);
+            const auto in_float = gpu().make_matrix<float>(m.mesh);
+            const std::vector<float> rounded(host_bands.values.begin(), host_bands.values.end());
+            CHECK(host(in_float.values) == as_double(rounded));  // each entry rounded once, as on the host
+        }
+    }
 }
