@@ -451,3 +451,27 @@ TEST_CASE("Solver: setup once and solve many times, misuse is an input_error", "
     bad.omega = 1.5;
     CHECK_THROWS_AS(Solver(bad), input_error);
 }
+
+TEST_CASE("Solver::setup from a case equals setup from its rediscretized hierarchy bit for bit, and a second setup "
+          "reuses the storage",
+          "[multigrid][setup]") {
+    for (const std::string name : {"U1", "A2", "A5"}) {
+        INFO(name);
+        const CaseSpec spec = builtin_case(name);
+        const std::vector<double> b = assemble_load(spec.mesh(7), {spec.x.length, spec.y.length});
+        SolverOptions options;
+        options.backend = BackendKind::cpu;
+        Solver from_case(options), from_hierarchy(options);
+        from_case.setup(spec, 7);
+        from_hierarchy.setup(rediscretized_hierarchy(spec, 7, options.coarse_level));
+        std::vector<double> x_case, x_hierarchy;
+        const SolveReport r_case = from_case.solve(b, x_case), r_hierarchy = from_hierarchy.solve(b, x_hierarchy);
+        REQUIRE(r_case.ok());
+        CHECK(r_case.iterations() == r_hierarchy.iterations());
+        CHECK(x_case == x_hierarchy);
+        from_case.setup(spec, 7);
+        CHECK(from_case.allocation_count() == 1);
+        CHECK(from_case.levels().front().level == options.coarse_level);
+        CHECK(from_case.levels().back().level == 7);
+    }
+}

@@ -27,6 +27,16 @@ struct OuterStep {
     bool double_inner = false;          ///< the inner cycles ran in double (after a fallback)
 };
 
+/// Where the time of a Solver's start and of its last setup went, in wall-clock seconds.
+struct SetupTimes {
+    double context = 0.0;        ///< the backend's start when the Solver was made (the CUDA context)
+    double levels = 0.0;         ///< the levels on the host: a GridMatrix's Galerkin hierarchy, a case's meshes
+    double backend = 0.0;        ///< the backend's copy or assembly of every level, the coarse factor included
+    double coarse_factor = 0.0;  ///< of `backend`: the coarsest grid's direct solve made ready
+    /// Everything before the first cycle but the context: levels + backend.
+    double setup() const { return levels + backend; }
+};
+
 /// Per-level facts of the hierarchy.
 struct LevelInfo {
     int level = 0;  ///< refinement level

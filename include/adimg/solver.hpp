@@ -21,15 +21,20 @@
 ///
 /// The CPU backend runs OpenMP. OpenMP threads that wait at the end of a parallel loop spin by
 /// default, which on a machine shared with other busy processes slows a solve down many times
-/// over; so, as its default, the library sets OMP_WAIT_POLICY=passive (waiting threads sleep)
-/// when a program that links it starts, unless the environment already sets OMP_WAIT_POLICY or
-/// GOMP_SPINCOUNT (set OMP_WAIT_POLICY=active to keep spinning). This applies to the whole
-/// process, the program's own OpenMP loops included.
+/// over (A2 at L=8 on two cores: 15-20 times). The library's default is therefore the passive
+/// wait policy (waiting threads sleep): before main() it sets OMP_WAIT_POLICY=passive unless the
+/// environment sets OMP_WAIT_POLICY or GOMP_SPINCOUNT (set OMP_WAIT_POLICY=active to keep
+/// spinning). It applies to the whole process, the program's own OpenMP loops included, with the
+/// OpenMP runtimes that read the environment at their first parallel region (LLVM's libomp).
+/// GNU OpenMP (libgomp, GCC's) reads it while the program is loaded, before any of its code
+/// runs: there, start your program with OMP_WAIT_POLICY=passive in its environment. The adimg
+/// tool does that for itself (it restarts itself once with the variable set).
 
 #include <adimg/grid.hpp>
 #include <adimg/hierarchy.hpp>
 #include <adimg/options.hpp>
 #include <adimg/pinned_memory.hpp>
+#include <adimg/problems.hpp>
 #include <adimg/report.hpp>
 
 #include <Eigen/Core>
@@ -74,6 +79,10 @@ public:
     void setup(const GridMatrix& A);
     /// A hierarchy built elsewhere (rediscretized_hierarchy() of a case, say), used as given.
     void setup(const Hierarchy& hierarchy);
+    /// A built-in or case-file problem on refinement level `level`: every level rediscretized on
+    /// its own mesh (as rediscretized_hierarchy() has them) and assembled where the solve runs,
+    /// on the device for the CUDA backend, so that the host never holds the matrices.
+    void setup(const CaseSpec& problem, int level);
     // Called again with a problem on the same grids (new values, same structure: a new time
     // step, a new coefficient), either setup copies the new values into the storage of the first
     // without reallocating: allocation_count() stays 1.
@@ -101,7 +110,10 @@ public:
 
     /// Seconds the last setup() took in all: the host hierarchy and the backend's copy.
     double setup_seconds() const { return hierarchy_seconds_ + backend_setup_seconds_; }
-    /// Of setup_seconds(): building the Galerkin hierarchy on the host (0 for a given hierarchy).
+    /// The phases of the Solver's start and of its last setup.
+    SetupTimes setup_times() const;
+    /// Of setup_seconds(): building the levels on the host (the Galerkin hierarchy of a GridMatrix,
+    /// the meshes of a case; 0 for a given hierarchy).
     double hierarchy_seconds() const { return hierarchy_seconds_; }
     int setup_count() const { return setups_; }
     int solve_count() const { return solves_; }
@@ -111,6 +123,8 @@ public:
 
 private:
     void setup_locked(const Hierarchy& hierarchy);
+    template <class Levels>
+    void setup_levels(const Levels& levels);  ///< the engine's setup, timed and counted
     SolveReport solve_locked(const double* b, double* x, InitialGuess guess, const StepCallback& on_step);
     void check_setup() const;
     /// b with its scaled rows divided by their diagonals, in a buffer of this solver (b itself
@@ -124,7 +138,7 @@ private:
     std::string notice_;
     std::unique_ptr<SolverEngine> engine_;
     std::size_t rows_ = 0;
-    double hierarchy_seconds_ = 0.0, backend_setup_seconds_ = 0.0;
+    double context_seconds_ = 0.0, hierarchy_seconds_ = 0.0, backend_setup_seconds_ = 0.0;
     int setups_ = 0;
     int solves_ = 0;
     std::vector<std::pair<std::size_t, double>> scaled_rows_;

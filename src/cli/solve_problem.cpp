@@ -45,9 +45,7 @@ public:
             preparation_seconds += seconds_since(start);
             solver.setup(A);
         } else {
-            const Hierarchy hierarchy = rediscretized_hierarchy(spec_, level, solver.options().coarse_level);
-            preparation_seconds += seconds_since(start);
-            solver.setup(hierarchy);
+            solver.setup(spec_, level);  // assembled where the solve runs
         }
     }
 

@@ -7,6 +7,7 @@
 #include "dense_inverse.hpp"
 #include "pcg.hpp"
 
+#include <chrono>
 #include <optional>
 
 namespace adimg {
@@ -38,8 +39,12 @@ public:
 
     /// New values for the coarsest matrix (same grid).
     void update(const NineBands<double>& A) {
-        if (inverse_) be_.upload(dense_inverse(A), *inverse_);
+        if (!inverse_) return;
+        const auto start = std::chrono::steady_clock::now();
+        be_.upload(dense_inverse(A), *inverse_);
+        factor_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
+    double factor_seconds() const { return factor_seconds_; }
 
     /// x = A^-1 b; with PCG, approximately, starting from zero if `from_zero`, else improving x.
     void solve(const Matrix& A, const Vector& b, Vector& x, bool from_zero) {
@@ -58,6 +63,7 @@ private:
     Backend& be_;
     std::optional<typename Backend::template vector<double>> inverse_;  // row-major, rows() x rows()
     std::optional<Pcg<Backend, T>> pcg_;
+    double factor_seconds_ = 0.0;
 };
 
 }  // namespace adimg

@@ -43,6 +43,8 @@ public:
     /// How many setups allocated storage; a setup with the grids of the previous one only
     /// copies the new values.
     virtual int allocations() const = 0;
+    /// Seconds the last setup spent making the coarsest grid's direct solve ready.
+    virtual double coarse_factor_seconds() const = 0;
 };
 
 std::unique_ptr<SolverEngine> make_cpu_engine(const SolverOptions& options);
@@ -91,6 +93,9 @@ public:
 
     std::string device_name() const override { return be_.name(); }
     int allocations() const override { return allocations_; }
+    double coarse_factor_seconds() const override {
+        return (mg_float_ ? mg_float_->coarse_factor_seconds() : 0.0) + (mg_double_ ? mg_double_->coarse_factor_seconds() : 0.0);
+    }
 
 private:
     /// The levels of a Hierarchy or a MeshHierarchy (multigrid.hpp) on the backend: new storage,

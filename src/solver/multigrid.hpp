@@ -75,6 +75,9 @@ public:
         return true;
     }
 
+    /// Seconds the last setup or update spent on the coarse solve's factor.
+    double coarse_factor_seconds() const { return coarse_.factor_seconds(); }
+
     Vector& rhs() { return levels_.back().b; }
     Vector& solution() { return levels_.back().x; }
     const Matrix& finest_matrix() const { return levels_.back().A; }

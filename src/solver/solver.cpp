@@ -1,6 +1,7 @@
 #include <adimg/error.hpp>
 #include <adimg/solver.hpp>
 
+#include "../problems/mesh_hierarchy.hpp"
 #include "engine.hpp"
 
 #include <algorithm>
@@ -90,7 +91,9 @@ Solver::Solver(SolverOptions options) : options_(options), guard_(std::make_uniq
         }
         break;
     }
+    const auto start = std::chrono::steady_clock::now();
     engine_ = backend_ == BackendKind::cuda ? make_cuda_engine(options_) : make_cpu_engine(options_);
+    context_seconds_ = seconds_since(start);
 }
 
 Solver::~Solver() = default;
@@ -112,14 +115,29 @@ void Solver::setup(const Hierarchy& hierarchy) {
     setup_locked(hierarchy);
 }
 
+void Solver::setup(const CaseSpec& problem, int level) {
+    const GuardLock lock(guard_.get(), "setup");
+    if (level < 1) throw input_error("setup: level " + std::to_string(level) + " has no interior node; use 1 or more");
+    const auto start = std::chrono::steady_clock::now();
+    const MeshHierarchy meshes = mesh_hierarchy(problem, level, options_.coarse_level);
+    hierarchy_seconds_ = seconds_since(start);
+    setup_levels(meshes);
+}
+
 void Solver::setup_locked(const Hierarchy& hierarchy) {
     if (hierarchy.levels.empty()) throw input_error("setup: the hierarchy has no levels");
-    const auto start = std::chrono::steady_clock::now();
-    engine_->setup(hierarchy);
-    backend_setup_seconds_ = seconds_since(start);
     hierarchy_seconds_ = 0.0;
+    setup_levels(hierarchy);
+}
+
+template <class Levels>
+void Solver::setup_levels(const Levels& levels) {
+    const auto start = std::chrono::steady_clock::now();
+    engine_->setup(levels);
+    backend_setup_seconds_ = seconds_since(start);
     scaled_rows_.clear();
-    rows_ = hierarchy.finest().A.rows();
+    const auto& finest = levels.finest();
+    rows_ = static_cast<std::size_t>(grid_of(finest).first) * grid_of(finest).second;
     ++setups_;
 }
 
@@ -195,6 +213,10 @@ SolveReport Solver::timed(Solve&& solve) {
     report.solve_seconds = seconds_since(start);
     ++solves_;
     return report;
+}
+
+SetupTimes Solver::setup_times() const {
+    return {context_seconds_, hierarchy_seconds_, backend_setup_seconds_, engine_->coarse_factor_seconds()};
 }
 
 std::string Solver::device_name() const { return engine_->device_name(); }
