@@ -49,20 +49,31 @@ struct CliResult {
     std::string output;  ///< the captured stream(s), see Capture
 };
 
-/// Runs `adimg arguments` under `timeout`, so that a hanging binary fails the test (exit status
-/// 124) instead of stalling the suite.
-inline CliResult run_cli(const std::string& arguments, Capture capture = Capture::all, int timeout_seconds = 120) {
+/// Runs a shell command (sh -c), capturing its stdout (and whatever it redirects there) and its
+/// exit status (-1 if it died of a signal).
+inline CliResult run_shell(const std::string& command) {
     CliResult result;
-    std::string command = "timeout -k 10 " + std::to_string(timeout_seconds) + " '" + cli_path().string() + "' " + arguments;
-    if (capture == Capture::all) command += " 2>&1";
-    if (capture == Capture::stderr_only) command += " 2>&1 >/dev/null";
     FILE* pipe = popen(command.c_str(), "r");
     REQUIRE(pipe != nullptr);
     std::array<char, 4096> buffer{};
-    while (std::fgets(buffer.data(), buffer.size(), pipe)) result.output += buffer.data();
+    for (std::size_t got; (got = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0;) result.output.append(buffer.data(), got);
     const int raw = pclose(pipe);
     result.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
     return result;
+}
+
+/// The CLI binary, quoted for a command line.
+inline std::string quoted_cli() { return "'" + cli_path().string() + "'"; }
+
+/// Runs `adimg arguments` under `timeout`, so that a hanging binary fails the test (exit status
+/// 124) instead of stalling the suite. `prefix` goes before the command (shell settings such as
+/// "ulimit -f 64;", or "env -u VAR").
+inline CliResult run_cli(const std::string& arguments, Capture capture = Capture::all, int timeout_seconds = 120,
+                         const std::string& prefix = "") {
+    std::string command = prefix + " timeout -k 10 " + std::to_string(timeout_seconds) + " " + quoted_cli() + " " + arguments;
+    if (capture == Capture::all) command += " 2>&1";
+    if (capture == Capture::stderr_only) command += " 2>&1 >/dev/null";
+    return run_shell(command);
 }
 
 /// A fresh folder for this test's files, removed at the end.

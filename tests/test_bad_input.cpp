@@ -13,6 +13,7 @@
 #include <catch2/catch.hpp>
 
 #include "cli_runner.hpp"
+#include "input_error_of.hpp"
 
 #include <unistd.h>
 
@@ -51,19 +52,7 @@ fs::path write_file(const std::string& name, const std::string& text) {
     return path;
 }
 
-/// The message of the input_error that `f` throws ("" and a failed check if none).
-template <class F>
-std::string input_error_of(F&& f) {
-    try {
-        f();
-    } catch (const input_error& e) {
-        return e.what();
-    } catch (const std::exception& e) {
-        FAIL("threw " << typeid(e).name() << " instead of input_error: " << e.what());
-    }
-    FAIL_CHECK("no input_error was thrown");
-    return "";
-}
+using adimg_test::input_error_of;
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 

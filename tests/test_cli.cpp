@@ -66,15 +66,24 @@ TEST_CASE("CLI exit code 2: bad input names the problem", "[cli]") {
     }
 }
 
-TEST_CASE("CLI exit code 3: --backend cuda without a usable GPU", "[cli]") {
+TEST_CASE("CLI exit code 3: --backend cuda without a usable GPU says so, with what to use, before any work", "[cli]") {
     if (!have_cli()) return;
     std::string why;
     if (adimg::cuda_available(&why)) {
         WARN("a CUDA device is available here, so --backend cuda succeeds; nothing to check");
         return;
     }
-    const Result r = run_cli("solve --case U1 --level 4 --backend cuda --quiet");
-    INFO(r.output);
-    CHECK(r.status == 3);
-    CHECK(r.output.find("device error") != std::string::npos);
+    // Without CUDA in the build the reason is the build; with it, no usable GPU or driver.
+    const bool built_with_cuda = why.find("no CUDA backend") == std::string::npos;
+    const std::string reason = built_with_cuda ? "no usable GPU or driver was found" : "this build of adimg has no CUDA backend";
+    for (const char* arguments : {"solve --case U1 --level 4 --backend cuda --quiet",
+                                  "solve --case U1 --level 12 --backend cuda --quiet"}) {
+        const Result r = run_cli(arguments);
+        INFO("adimg " << arguments << " -> exit " << r.status << ":\n" << r.output);
+        CHECK(r.status == 3);
+        CHECK(r.output.find("device error: --backend cuda, but " + reason) != std::string::npos);
+        CHECK(r.output.find("use --backend cpu") != std::string::npos);
+        CHECK(r.output.find("SolverOptions::") == std::string::npos);
+        CHECK(r.output.find("case U1") == std::string::npos);  // failed before assembling the problem
+    }
 }

@@ -283,6 +283,9 @@ int run_solve(const std::vector<std::string>& args) {
     check_distinct_files({{"out", out_path}, {"json", json_path}},
                          {{"matrix", matrix.matrix}, {"rhs", matrix.rhs}, {"x-widths", matrix.x_widths},
                           {"y-widths", matrix.y_widths}, {"case-file", problem_options.case_file}});
+    // A GPU that is not there fails the command before the problem is assembled or read.
+    if (method == Method::multigrid && options.backend == BackendKind::cuda && !cuda_available())
+        Solver unusable(options);  // throws the device_error that says why
     const std::unique_ptr<Problem> problem = load_problem(problem_options, matrix, method == Method::direct,
                                                           coarse_operators == CoarseOperators::galerkin);
     std::vector<double> x;

@@ -6,8 +6,11 @@
 #include <adimg/error.hpp>
 #include <adimg/io.hpp>
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <system_error>
@@ -40,6 +43,17 @@ int checked_standard_output(const std::string& command, int status) {
 }
 
 }  // namespace
+
+/// The passive OpenMP wait policy, the library's default (include/adimg/solver.hpp): GNU OpenMP
+/// reads OMP_WAIT_POLICY when the program is loaded, so unless the environment sets it (or
+/// GOMP_SPINCOUNT), the tool sets it and starts itself again, once, before any other code of the
+/// program runs (a constructor of the highest priority; glibc passes it argc, argv and envp). If
+/// that fails (no /proc), the tool goes on with the runtime's default.
+[[gnu::constructor(101)]] static void restart_with_passive_wait_policy(int, char** argv, char**) {
+    if (!argv || std::getenv("OMP_WAIT_POLICY") || std::getenv("GOMP_SPINCOUNT")) return;
+    if (setenv("OMP_WAIT_POLICY", "passive", 1) != 0) return;
+    execv("/proc/self/exe", argv);
+}
 
 int main(int argc, char** argv) {
     if (argc < 2) {  // a usage error: the usage goes to stderr

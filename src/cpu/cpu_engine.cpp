@@ -15,19 +15,16 @@ namespace {
 /// The library's default wait policy for OpenMP (include/adimg/solver.hpp): passive, unless the
 /// environment says otherwise. Waiting threads that spin (the runtimes' default) take the cores
 /// that the working threads need as soon as another process is busy on the machine: A2 at L=8
-/// on two cores then ran 15-20 times slower. GNU OpenMP reads OMP_WAIT_POLICY and GOMP_SPINCOUNT
-/// once, in a constructor of libgomp that runs before any constructor of the program, so the
-/// setting is made from the program's .preinit_array, which the dynamic loader runs before the
-/// constructors of every shared library. This object is linked into every program that can
+/// on two cores then ran 15-20 times slower. Runtimes that read the environment at their first
+/// parallel region (LLVM's libomp, Intel's) take the setting made here, before main(); GNU
+/// OpenMP (libgomp) reads it while the program is loaded, before any code of the program runs
+/// (even a .preinit_array entry, whose environment the C library replaces afterwards), so the
+/// adimg tool sets it and restarts itself (src/cli/main.cpp), and a program of your own sets
+/// OMP_WAIT_POLICY=passive in its environment. This object is linked into every program that can
 /// create a CPU engine.
-void default_passive_wait_policy(int, char**, char**) {
+[[gnu::constructor]] void default_passive_wait_policy() {
     if (!std::getenv("OMP_WAIT_POLICY") && !std::getenv("GOMP_SPINCOUNT")) setenv("OMP_WAIT_POLICY", "passive", 0);
 }
-
-#if defined(__linux__) && defined(__GNUC__)
-[[gnu::section(".preinit_array"), gnu::used]] void (*const set_default_wait_policy)(int, char**, char**) =
-    default_passive_wait_policy;
-#endif
 
 }  // namespace
 

@@ -122,8 +122,8 @@ inline std::string indefinite_matrix(double curvature, double xb) {
                   "definite matrix does not allow, so more smoothing steps or other damping cannot help. Multigrid "
                   "needs a symmetric positive definite matrix: check the signs of the entries, a shift (A - s M "
                   "with s > 0 is indefinite) and that the problem has Dirichlet nodes (a pure Neumann matrix is "
-                  "singular); an indefinite system needs another method, e.g. a direct solve (Eigen's "
-                  "SimplicialLDLT, adimg solve --solver direct)",
+                  "singular); an indefinite system needs another method, e.g. a sparse direct solve (Eigen's "
+                  "SimplicialLDLT, the adimg tool's --solver direct)",
                   curvature, curvature > 0.0 ? ", zero to rounding" : (xb != xb ? "" : " <= 0"));
     return text;
 }
