@@ -151,6 +151,16 @@ TEST_CASE("A full file system (a 64 KiB tmpfs): exit 3, the target untouched, no
         CHECK(contains(r.output, "cannot write '" + target + "': No space left on device"));
         CHECK(contains(r.output, "==\nA.mtx\n==\nold\n"));  // nothing else in the tmpfs, A.mtx as it was
     }
+    // A read-only file system takes no new file: refused before any work (exit 2).
+    const fs::path script = dir.path / "read_only.sh";
+    write_file(script, "mount -t tmpfs -o ro,size=64k tmpfs '" + full + "' || exit 99\n" + adimg_test::quoted_cli() +
+                           " solve --case U1 --level 4 --backend cpu --out '" + full + "/x.mtx' 2>&1\necho status=$?\n");
+    const CliResult r = run_shell(unshare + " sh '" + script.string() + "' 2>&1");
+    INFO("a read-only tmpfs:\n" << r.output);
+    CHECK(contains(r.output, "status=2\n"));
+    CHECK(contains(r.output, "cannot write '" + full + "/x.mtx': the directory '" + full +
+                                 "' does not allow new files (Read-only file system)"));
+    CHECK_FALSE(contains(r.output, "status converged"));
 }
 
 TEST_CASE("A signal during a large write leaves no partial file and ends the tool as the signal does", "[cli][output]") {

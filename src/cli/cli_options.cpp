@@ -15,6 +15,7 @@
 #include <iostream>
 #include <limits>
 #include <sstream>
+#include <system_error>
 
 namespace adimg::cli {
 
@@ -96,6 +97,12 @@ void check_output_paths(const std::vector<std::string>& paths) {
         if (!std::filesystem::is_directory(dir, ec))
             throw input_error("cannot write '" + path + "': the directory '" + dir.string() + "' does not exist");
         if (std::filesystem::is_directory(p, ec)) throw input_error("cannot write '" + path + "': it is a directory");
+        // A file is written beside its target and renamed into place (adimg::OutputFile), so its
+        // directory must take new files; a device or a pipe is written in place.
+        const bool in_place = std::filesystem::exists(p, ec) && !std::filesystem::is_regular_file(p, ec);
+        if (!in_place && ::access(dir.c_str(), W_OK | X_OK) != 0)
+            throw input_error("cannot write '" + path + "': the directory '" + dir.string() +
+                              "' does not allow new files (" + std::generic_category().message(errno) + ")");
     }
 }
 

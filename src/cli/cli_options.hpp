@@ -29,7 +29,7 @@ CaseSpec resolve_case(const ProblemOptions& problem);
 void check_level(int level, std::size_t bytes_per_node, const char* what);
 
 /// Checks, before any work, that each non-empty path can be written: its directory exists and
-/// it is not a directory itself. Throws input_error naming the path.
+/// takes new files, and it is not a directory itself. Throws input_error naming the path.
 void check_output_paths(const std::vector<std::string>& paths);
 
 /// A file option as given: its flag ("out") and its path ("" if not given).
