@@ -7,6 +7,7 @@
 #include <adimg/problems.hpp>
 
 #include "../solver/backend.hpp"
+#include "../solver/coarse_factor.hpp"
 #include "../solver/stencil.hpp"
 
 #include "../solver/scalar_ratio.hpp"
@@ -236,18 +237,21 @@ public:
         return norm2(d);
     }
 
-    /// x = M b for the dense row-major n x n matrix M (the coarsest grid's inverse), n = b.size(),
-    /// accumulated in double.
+    /// The coarsest grid's exact solve: its sparse factor, applied as it is (two triangular
+    /// solves, far cheaper here than a product with the dense inverse).
+    struct DirectSolve {
+        CoarseFactor factor;
+        mutable std::vector<double> in, out;
+        long long bytes() const { return factor.bytes(); }
+    };
+    DirectSolve make_direct_solve(const NineBands<double>& A) { return {CoarseFactor(A), std::vector<double>(A.rows()), std::vector<double>(A.rows())}; }
+    void update_direct_solve(const NineBands<double>& A, DirectSolve& s) { s.factor = CoarseFactor(A); }
+    /// x = A^-1 b, in double whatever T is.
     template <class T>
-    void dense_apply(const vector<double>& M, const vector<T>& b, vector<T>& x) {
-        const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(b.size());
-#pragma omp parallel for schedule(static) if(parallel_worth(M.size()))
-        for (std::ptrdiff_t i = 0; i < n; ++i) {
-            const double* row = M.data() + i * n;
-            double sum = 0.0;
-            for (std::ptrdiff_t j = 0; j < n; ++j) sum += row[j] * double(b[j]);
-            x[i] = T(sum);
-        }
+    void direct_solve(const DirectSolve& s, const vector<T>& b, vector<T>& x) {
+        std::copy(b.begin(), b.end(), s.in.begin());
+        s.factor.solve(s.in.data(), s.out.data());
+        std::copy(s.out.begin(), s.out.end(), x.begin());
     }
 
     // --- vector operations ------------------------------------------------------------------

@@ -14,6 +14,7 @@
 #include "transfers.cuh"
 
 #include "../solver/backend.hpp"
+#include "../solver/coarse_factor.hpp"
 
 #include "../common/scaled_norm.hpp"
 
@@ -193,6 +194,22 @@ public:
         return norm_from_sum(read_result(), d);
     }
 
+    /// The coarsest grid's exact solve: its dense inverse (from the host's sparse factor), applied
+    /// as one product, which the device does at the speed of a copy and without dependent steps.
+    struct DirectSolve {
+        vector<double> inverse;  ///< row-major, n x n
+        long long bytes() const { return static_cast<long long>(inverse.size() * sizeof(double)); }
+    };
+    DirectSolve make_direct_solve(const NineBands<double>& A) {
+        DirectSolve s{vector<double>(A.rows() * A.rows(), Uninitialised{})};
+        update_direct_solve(A, s);
+        return s;
+    }
+    void update_direct_solve(const NineBands<double>& A, DirectSolve& s) { upload(CoarseFactor(A).inverse(), s.inverse); }
+    template <class T>
+    void direct_solve(const DirectSolve& s, const vector<T>& b, vector<T>& x) { dense_apply(s.inverse, b, x); }
+
+    /// x = M b for a dense row-major n x n matrix M in double, n = b.size().
     template <class T>
     void dense_apply(const vector<double>& M, const vector<T>& b, vector<T>& x) {
         const int n = static_cast<int>(b.size());

@@ -34,7 +34,9 @@
 //   prolong_add(coarse, tx, ty, fine, mx, my)    fine += P coarse on interior nodes
 //   update_defect_norm(A, b, x, alpha, c, x_next, d)  x_next = x + alpha c, d = b - A x_next;
 //                                          returns ||d|| (c may be of another precision)
-//   dense_apply(M, b, x)                   x = M b, M a dense row-major vector<double>
+//   DirectSolve, make_direct_solve(A), update_direct_solve(A, s), direct_solve(s, b, x)
+//                                          the coarsest grid's exact solve: made once from the
+//                                          host bands (input_error if singular), x = A^-1 b
 //
 // Vectors; dot products and norms accumulate in double whatever T is
 //   fill(v, value), copy(src, dst), scale_convert(alpha, src, dst) (dst = alpha src, converting)

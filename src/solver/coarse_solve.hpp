@@ -4,7 +4,6 @@
 #include <adimg/nine_bands.hpp>
 #include <adimg/options.hpp>
 
-#include "dense_inverse.hpp"
 #include "pcg.hpp"
 
 #include <chrono>
@@ -12,8 +11,9 @@
 
 namespace adimg {
 
-/// Solves A x = b on the coarsest level: directly, by the inverse of A computed once on the host
-/// (in double) and applied as one dense product, or by PCG (pcg.hpp).
+/// Solves A x = b on the coarsest level: directly, by the backend's exact solve of A made once at
+/// setup (CoarseFactor: the CPU applies the sparse factor, the GPU its dense inverse as one
+/// product), or by PCG (pcg.hpp).
 ///
 /// Why direct: on the GPU every level of a V-cycle costs about a dozen dependent kernel launches,
 /// however small its grid, so the levels below 33 x 33 cost as much as the 1025 x 1025 level's
@@ -30,8 +30,9 @@ public:
     CoarseSolve(Backend& backend, const NineBands<double>& A, const SolverOptions& options) : be_(backend) {
         if (options.coarse_solver == CoarseSolver::direct &&
             static_cast<long long>(A.rows()) <= max_direct_coarse_unknowns) {
-            inverse_.emplace(be_.template make_vector<double>(A.rows() * A.rows()));
-            update(A);
+            const auto start = std::chrono::steady_clock::now();
+            direct_.emplace(be_.make_direct_solve(A));
+            factor_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         } else {
             pcg_.emplace(be_, A.mx, A.my, options.coarse_preconditioner, options.coarse_iterations);
         }
@@ -39,29 +40,29 @@ public:
 
     /// New values for the coarsest matrix (same grid).
     void update(const NineBands<double>& A) {
-        if (!inverse_) return;
+        if (!direct_) return;
         const auto start = std::chrono::steady_clock::now();
-        be_.upload(dense_inverse(A), *inverse_);
+        be_.update_direct_solve(A, *direct_);
         factor_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
     double factor_seconds() const { return factor_seconds_; }
 
     /// x = A^-1 b; with PCG, approximately, starting from zero if `from_zero`, else improving x.
     void solve(const Matrix& A, const Vector& b, Vector& x, bool from_zero) {
-        if (inverse_) {
-            be_.dense_apply(*inverse_, b, x);
+        if (direct_) {
+            be_.direct_solve(*direct_, b, x);
             return;
         }
         if (from_zero) be_.fill(x, T(0));
         pcg_->solve(A, b, x);
     }
 
-    /// Device (or host) bytes of the inverse; zero with PCG.
-    long long bytes() const { return inverse_ ? static_cast<long long>(inverse_->size() * sizeof(double)) : 0; }
+    /// Device (or host) bytes of the direct solve; zero with PCG.
+    long long bytes() const { return direct_ ? direct_->bytes() : 0; }
 
 private:
     Backend& be_;
-    std::optional<typename Backend::template vector<double>> inverse_;  // row-major, rows() x rows()
+    std::optional<typename Backend::DirectSolve> direct_;
     std::optional<Pcg<Backend, T>> pcg_;
     double factor_seconds_ = 0.0;
 };

@@ -330,19 +330,33 @@ TEMPLATE_TEST_CASE("CUDA fused update, defect and norm equal the CPU backend", "
     }
 }
 
-TEMPLATE_TEST_CASE("CUDA dense product (the direct coarsest-grid solve) equals the CPU backend", "[gpu]", float, double) {
+TEMPLATE_TEST_CASE("CUDA dense product equals the product in double on the host, and the direct coarsest-grid solve "
+                   "equals the CPU backend's",
+                   "[gpu]", float, double) {
     using T = TestType;
     // Sizes around the warp width and the largest coarsest grid solved directly (65 x 65).
     std::mt19937 rng(15);
-    CpuBackend cpu;
     for (std::size_t n : {1ul, 9ul, 31ul, 32ul, 33ul, 289ul, 1089ul, 4225ul}) {
         INFO("n = " << n);
         const std::vector<double> M = random_vector(n * n, rng), b = random_vector(n, rng);
         auto x_gpu = poisoned<T>(n);
         gpu().dense_apply(device<double>(M), device<T>(b), x_gpu);
-        std::vector<T> x_cpu(n);
-        cpu.dense_apply(M, as<T>(b), x_cpu);
-        CHECK(difference(host(x_gpu), as_double(x_cpu)) < tolerance<T>());
+        const std::vector<T> b_t = as<T>(b);
+        std::vector<double> x_host(n);
+        for (std::size_t i = 0; i < n; ++i)
+            for (std::size_t j = 0; j < n; ++j) x_host[i] += M[i * n + j] * double(b_t[j]);
+        CHECK(difference(host(x_gpu), as_double(as<T>(x_host))) < tolerance<T>());
+    }
+    CpuBackend cpu;
+    for (auto [mx, my] : {std::pair{3, 3}, std::pair{17, 9}, std::pair{33, 33}}) {
+        INFO(mx << "x" << my << " coarsest grid");
+        const NineBands<double> A = random_bands(mx, my, rng);
+        const std::vector<double> b = random_vector(A.rows(), rng);
+        auto x_gpu = poisoned<T>(A.rows());
+        gpu().direct_solve(gpu().make_direct_solve(A), device<T>(b), x_gpu);
+        std::vector<T> x_cpu(A.rows());
+        cpu.direct_solve(cpu.make_direct_solve(A), as<T>(b), x_cpu);
+        CHECK(difference(host(x_gpu), as_double(x_cpu)) < 10 * tolerance<T>());
     }
 }
 

@@ -1,0 +1,55 @@
+#include <adimg/error.hpp>
+#include <adimg/io.hpp>
+
+#include "coarse_factor.hpp"
+
+#include <Eigen/Dense>
+
+namespace adimg {
+
+CoarseFactor::CoarseFactor(const NineBands<double>& A) {
+    const Eigen::SparseMatrix<double> S = to_eigen(A);
+    n_ = S.rows();
+    const Eigen::SparseMatrix<double> asymmetry = S - Eigen::SparseMatrix<double>(S.transpose());
+    bool factored = false;
+    if (asymmetry.norm() <= 1e-12 * S.norm()) {
+        cholesky_ = std::make_unique<Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>>>(S);
+        factored = cholesky_->info() == Eigen::Success && cholesky_->vectorD().allFinite() &&
+                   (cholesky_->vectorD().array() != 0.0).all();
+        if (factored) bytes_ = static_cast<long long>(cholesky_->matrixL().nestedExpression().nonZeros()) * 12;
+    } else {
+        lu_ = std::make_unique<Eigen::SparseLU<Eigen::SparseMatrix<double>>>();
+        lu_->analyzePattern(S);
+        lu_->factorize(S);
+        factored = lu_->info() == Eigen::Success;
+        if (factored) bytes_ = static_cast<long long>(lu_->nnzL() + lu_->nnzU()) * 12;
+    }
+    if (!factored)
+        throw input_error("the coarsest grid's matrix (" + std::to_string(A.mx) + "x" + std::to_string(A.my) +
+                          " nodes) is singular, so it has no direct solve: check the matrix (every node needs a "
+                          "nonzero diagonal and Dirichlet rows need their identity), or use "
+                          "SolverOptions::coarse_solver = pcg");
+}
+
+void CoarseFactor::solve(const double* b, double* x) const {
+    const Eigen::Map<const Eigen::VectorXd> rhs(b, n_);
+    Eigen::Map<Eigen::VectorXd> out(x, n_);
+    if (cholesky_)
+        out = cholesky_->solve(rhs);
+    else
+        out = lu_->solve(rhs);
+}
+
+std::vector<double> CoarseFactor::inverse() const {
+    const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(n_, n_);
+    const Eigen::MatrixXd inverse = cholesky_ ? Eigen::MatrixXd(cholesky_->solve(identity)) : Eigen::MatrixXd(lu_->solve(identity));
+    if (!inverse.allFinite())
+        throw input_error("the coarsest grid's matrix (" + std::to_string(n_) +
+                          " unknowns) is singular to working precision: its inverse is not finite; use "
+                          "SolverOptions::coarse_solver = pcg");
+    std::vector<double> rows(static_cast<std::size_t>(n_) * n_);
+    Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(rows.data(), n_, n_) = inverse;
+    return rows;
+}
+
+}  // namespace adimg

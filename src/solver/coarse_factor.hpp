@@ -1,0 +1,38 @@
+#pragma once
+// The coarsest grid's matrix factored once, for the V-cycle's exact coarse solve: applied as it
+// is (the CPU backend: two sparse triangular solves, O(n w) for a grid of n nodes and bandwidth
+// w), or turned into the dense inverse (the CUDA backend, which applies it as one product).
+
+#include <adimg/nine_bands.hpp>
+
+#include <Eigen/SparseCholesky>
+#include <Eigen/SparseCore>
+#include <Eigen/SparseLU>
+
+#include <memory>
+#include <vector>
+
+namespace adimg {
+
+/// A sparse Cholesky (Eigen's SimplicialLDLT) if the matrix is symmetric, else a sparse LU.
+/// Throws input_error naming the grid if the matrix is singular.
+class CoarseFactor {
+public:
+    explicit CoarseFactor(const NineBands<double>& A);
+
+    /// x = A^-1 b.
+    void solve(const double* b, double* x) const;
+    /// A^-1 as a dense row-major n x n array (n = A.rows()): the n columns of the identity solved.
+    std::vector<double> inverse() const;
+    std::size_t rows() const { return static_cast<std::size_t>(n_); }
+    /// Host bytes of the factor.
+    long long bytes() const { return bytes_; }
+
+private:
+    Eigen::Index n_ = 0;
+    long long bytes_ = 0;
+    std::unique_ptr<Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>>> cholesky_;
+    std::unique_ptr<Eigen::SparseLU<Eigen::SparseMatrix<double>>> lu_;
+};
+
+}  // namespace adimg
