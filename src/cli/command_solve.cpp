@@ -31,6 +31,10 @@ const Choices<CoarseOperators> coarse_operator_names = {{"rediscretized", Coarse
 /// What a solve measured, for the summary and the JSON report.
 struct Outcome {
     double setup_seconds = 0.0, solve_seconds = 0.0;
+    /// The phases of setup: the problem on the host (load vector, meshes or the matrix read), and
+    /// the solver's (the CUDA context apart: not part of setup).
+    double preparation_seconds = 0.0;
+    SetupTimes solver_setup;
     std::pair<const char*, double> accuracy{"", 0.0};  ///< JSON key and value: the L2 error or the defect
     bool ok = true;             ///< the solve converged (multigrid) or gave finite values (direct)
     std::string failure;        ///< why not, for the solution file's comment line
@@ -141,6 +145,8 @@ SolveReport solve_multigrid(Problem& problem, Solver& solver, bool quiet, std::v
     std::printf("backend %s\n%s\n", solver.device_name().c_str(), describe(solver.options()).c_str());
     problem.setup(solver);
     outcome.setup_seconds = problem.preparation_seconds + solver.setup_seconds();
+    outcome.preparation_seconds = problem.preparation_seconds;
+    outcome.solver_setup = solver.setup_times();
     if (!quiet) {
         std::printf("%s\n", problem.galerkin ? "levels (Galerkin coarse matrices):" : "levels:");
         print_levels(stdout, solver.levels());
@@ -153,10 +159,11 @@ SolveReport solve_multigrid(Problem& problem, Solver& solver, bool quiet, std::v
         outcome.failure = "the solve did not converge (status " + to_string(report.status) + ", " +
                           digits_of(report, solver.options()) + ")";
     print_outcome(stdout, report);
-    std::printf("setup %.4f s (%s %.4f s, ", outcome.setup_seconds, problem.preparation, problem.preparation_seconds);
-    if (problem.galerkin) std::printf("Galerkin hierarchy %.4f s, ", solver.hierarchy_seconds());
-    std::printf("backend %.4f s), solve %.4f s\n", solver.setup_seconds() - solver.hierarchy_seconds(),
-                outcome.solve_seconds);
+    const SetupTimes& times = outcome.solver_setup;
+    std::printf("setup %.4f s (%s %.4f s, levels %.4f s, backend %.4f s of which coarse factor %.4f s), solve %.4f s; "
+                "backend start (context) %.4f s\n",
+                outcome.setup_seconds, problem.preparation, problem.preparation_seconds, times.levels, times.backend,
+                times.coarse_factor, outcome.solve_seconds, times.context);
     return report;
 }
 
@@ -210,6 +217,13 @@ void write_json(const std::string& path, const Problem& problem, Method method, 
         json.end_array();
     }
     json.value("setup_seconds", outcome.setup_seconds).value("solve_seconds", outcome.solve_seconds);
+    json.begin_object("setup")
+        .value("preparation", outcome.preparation_seconds)
+        .value("levels", outcome.solver_setup.levels)
+        .value("backend", outcome.solver_setup.backend)
+        .value("coarse_factor", outcome.solver_setup.coarse_factor)
+        .value("context", outcome.solver_setup.context)
+        .end_object();
     json.value(outcome.accuracy.first, outcome.accuracy.second);
     if (outcome.solution_file.empty())
         json.null("solution_file");
