@@ -43,12 +43,127 @@ def ratio(a, b):
     return f"{a / b:.2f}" if a and b and not math.isnan(a) and not math.isnan(b) else "-"
 
 
+def save_figure(plt, fig, path, title):
+    """Writes a figure as PNG and gives the Markdown that shows it."""
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return f"![{title}]({path.name})\n"
+
+
+# The order of solvers in the peer tables; others follow in the order of the run.
+PEER_ORDER = ["adimg", "adimg-1t", "adimg-rediscretized", "hypre-pcg-smg", "hypre-pcg-pfmg", "hypre-smg", "hypre-pfmg",
+              "hypre-boomeramg", "hypre-pcg-boomeramg", "eigen-ldlt", "cholmod", "cudss"]
+
+
+def peers_section(folder, stamp):
+    """adimg beside its peers (peers.json of bench/peers/run): the ratios to adimg, every row, plots."""
+    rows = load(folder, "peers")
+    if not rows:
+        return []
+    solvers = sorted({r["solver"] for r in rows}, key=lambda s: (PEER_ORDER.index(s) if s in PEER_ORDER else 99, s))
+    keys = []
+    for r in rows:
+        if (r["case"], r["level"]) not in keys:
+            keys.append((r["case"], r["level"]))
+    keys.sort(key=lambda k: (CASES.index(k[0]) if k[0] in CASES else 99, k[1]))
+    ok = lambda r: r is not None and r.get("status") == "converged"
+    runs = sorted({r["runs"] for r in rows if ok(r)})
+    out = ["## adimg and its peers, side by side\n",
+           f"Libraries: {stamp.get('libraries', '?').replace(';', '; ')}. BLAS: {stamp.get('blas', '?')}. "
+           f"Load average before and after the run: {stamp.get('load average before', '?')}, {stamp.get('load average after', '?')}.\n",
+           "Every solver solves the same system: adimg's assembly of the case at the level (boundary nodes as identity rows "
+           "with no couplings into them), its load vector, x = 0 to start, and the stop ||b - A x|| / ||b|| < 1e-8 by the "
+           "solver's own measure (hypre's PCG recomputes b - A x before it stops). `relative defect` is b - A x recomputed in "
+           "double after the solve. Setup runs from adimg's nine-band host arrays to a solver ready to solve (the library's "
+           "matrix, copies to the device, coarse levels or the factorisation); solve runs from b on the host to x on the host. "
+           f"Medians of {'/'.join(str(n) for n in runs)} runs after a warm-up (1 run for a row whose warm-up took over 5 s). "
+           "A ratio is the peer's time over adimg's in this run: above 1, adimg is faster. `threads`: the CPU threads a "
+           "solver used (hypre from a distribution: one MPI rank without OpenMP; CHOLMOD: those of its BLAS); `gpu`: on the "
+           "device. A solver that does not converge is shown from its warm-up and not run on the finer levels of that case "
+           "(skipped).\n"]
+    ref = "adimg"
+    ref1 = "adimg-1t" if any(r["solver"] == "adimg-1t" for r in rows) else None
+
+    def cell_ratio(r, a, field):
+        if not ok(r) or not ok(a) or not a.get(field):
+            return "-" if not r else (r["status"] if r["status"] != "converged" else "-")
+        return f"{r[field] / a[field]:.2f}"
+
+    peers = [s for s in solvers if s != ref]
+    for field, title in (("total_ms", "total time (setup + solve)"), ("ms", "solve time")):
+        out.append(f"### Ratio of {title} to adimg's\n")
+        out.append("| case | L | N | adimg ms | " + " | ".join(peers) + " |")
+        out.append("|---|---|---|---|" + "---|" * len(peers))
+        for c, L in keys:
+            a = find(rows, case=c, level=L, solver=ref)
+            n = next(r["unknowns"] for r in rows if r["case"] == c and r["level"] == L)
+            cells = [cell_ratio(find(rows, case=c, level=L, solver=s), a, field) for s in peers]
+            out.append(f"| {c} | {L} | {n} | {a[field]:.1f} | " + " | ".join(cells) + " |" if ok(a) else
+                       f"| {c} | {L} | {n} | - | " + " | ".join(cells) + " |")
+        out.append("")
+
+    out.append("### Every solve\n")
+    out.append("| case | L | N | solver | backend | threads | status | iterations | setup ms | solve ms | total ms | "
+               "total / adimg | solve / adimg | " + ("total / adimg-1t | " if ref1 else "") +
+               "relative defect | L2 error | L2 error, relative difference to adimg |")
+    out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|" + ("---|" if ref1 else "") + "---|---|---|")
+    fmt = lambda v, f: "-" if v is None else format(v, f)
+    for c, L in keys:
+        a = find(rows, case=c, level=L, solver=ref)
+        a1 = find(rows, case=c, level=L, solver=ref1) if ref1 else None
+        for s in solvers:
+            r = find(rows, case=c, level=L, solver=s)
+            if r is None:
+                continue
+            threads = r.get("threads")
+            threads = "-" if threads is None else ("gpu" if threads == 0 else str(threads))
+            diff = "-"
+            if ok(r) and ok(a) and r.get("l2_error") and a.get("l2_error"):
+                diff = f"{abs(r['l2_error'] - a['l2_error']) / a['l2_error']:.1e}"
+            line = (f"| {c} | {L} | {r['unknowns']} | {s} | {r['backend']} | {threads} | {r['status']} | {r.get('iterations', '-')} | "
+                    f"{fmt(r.get('setup_ms'), '.2f')} | {fmt(r.get('ms'), '.2f')} | {fmt(r.get('total_ms'), '.2f')} | "
+                    f"{cell_ratio(r, a, 'total_ms')} | {cell_ratio(r, a, 'ms')} | ")
+            if ref1:
+                line += f"{cell_ratio(r, a1, 'total_ms')} | "
+            line += f"{fmt(r.get('relative_defect'), '.1e')} | {fmt(r.get('l2_error'), '.7e')} | {diff} |"
+            out.append(line)
+    out.append("")
+
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        markers = "os^vD<>ph*xP"
+        for c in [c for c in CASES if any(k[0] == c for k in keys)]:
+            fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+            for ax, field, title in ((axes[0], "total_ms", "setup + solve"), (axes[1], "ms", "solve")):
+                for i, s in enumerate(solvers):
+                    pts = sorted((r["unknowns"], r[field]) for r in rows if r["case"] == c and r["solver"] == s and ok(r))
+                    if pts:
+                        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=markers[i % len(markers)],
+                                linestyle="-" if s.startswith("adimg") else "--", linewidth=2.2 if s == ref else 1.2, label=s)
+                ax.set_xscale("log")
+                ax.set_yscale("log")
+                ax.set_xlabel("unknowns N")
+                ax.set_ylabel("ms")
+                ax.set_title(f"{c}: {title}", fontsize=9)
+                ax.grid(True, which="both", alpha=0.3)
+            axes[1].legend(fontsize=7, loc="upper left")
+            fig.suptitle(f"{stamp.get('gpu') if stamp.get('backend') == 'cuda' else stamp.get('cpu', '')}", fontsize=8)
+            out.append(save_figure(plt, fig, folder / f"peers-{c}.png", c))
+    except ImportError:
+        out.append("(matplotlib is not installed: no plots)\n")
+    return out
+
+
 def main(folder):
     folder = pathlib.Path(folder)
     stamp = json.loads((folder / "stamp.json").read_text()) if (folder / "stamp.json").exists() else {}
+    command = stamp.get("command", "bench/run")
     out = [f"# adimg comparison runs\n",
            f"Machine: {stamp.get('gpu', 'no GPU')}; host CPU: {stamp.get('cpu', '?')}; date {stamp.get('date', '?')}; "
-           f"commit {stamp.get('commit', '?')}. Every ratio below comes from one run of `bench/run`, "
+           f"commit {stamp.get('commit', '?')}. Every ratio below comes from one run of `{command}`, "
            "both sides measured side by side. Times include the transfer of the right-hand side and the "
            "solution (the paper's convention) and are medians of repeated solves after a warm-up.\n"]
 
@@ -154,10 +269,7 @@ def main(folder):
                 ax.set_title(f"{c}: mixed precision (digits:2), {stamp.get('gpu', '')}", fontsize=9)
                 ax.grid(True, which="both", alpha=0.3)
                 ax.legend(fontsize=7)
-                fig.tight_layout()
-                fig.savefig(folder / f"fig-{c}.png", dpi=120)
-                plt.close(fig)
-                out.append(f"![{c}](fig-{c}.png)\n")
+                out.append(save_figure(plt, fig, folder / f"fig-{c}.png", c))
         except ImportError:
             out.append("(matplotlib is not installed: no plots)\n")
         out.append("| case | L | backend | smoother | status | iterations | ms | ns per unknown per digit |")
@@ -166,6 +278,8 @@ def main(folder):
             out.append(f"| {r['case']} | {r['level']} | {r['backend']} | {r['smoother']} | {r['status']} | {fmt_it(r)} | "
                        f"{r['ms']:.3f} | {per_digit(r) * 1e6:.3f} |")
         out.append("")
+
+    out += peers_section(folder, stamp)
 
     for name, title in (("tridiagonal", "Line solver against cuSPARSE"), ("kernels", "Kernels against the copy bandwidth")):
         md = folder / f"{name}.md"
