@@ -1,0 +1,201 @@
+// The fast direct solve on the CPU: sine transforms by FFTW (RODFT00, batches of rows, the
+// batches spread over the OpenMP threads), eigenvector transforms as Eigen matrix products, and
+// the line systems by Thomas with the factors computed at setup, vectorised across the modes.
+
+#include "engine.hpp"
+
+#include "../cpu/cpu_backend.hpp"
+
+#include <Eigen/Core>
+#include <fftw3.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <stdexcept>
+#include <vector>
+
+namespace adimg::fast_direct {
+namespace {
+
+/// FFTW's planner is not thread-safe: every plan is made and destroyed under this lock.
+std::mutex& fftw_planner() {
+    static std::mutex lock;
+    return lock;
+}
+
+/// In-place DST-I (RODFT00) of `rows` contiguous rows of n values each.
+class SineRows {
+public:
+    SineRows(int n, int rows, double* work) : n_(n), rows_(rows) {
+        const std::lock_guard<std::mutex> lock(fftw_planner());
+        batch_ = plan(std::min(rows, batch_rows), work);
+        if (rows % batch_rows != 0 && rows > batch_rows) tail_ = plan(rows % batch_rows, work);
+    }
+    ~SineRows() {
+        const std::lock_guard<std::mutex> lock(fftw_planner());
+        if (batch_) fftw_destroy_plan(batch_);
+        if (tail_) fftw_destroy_plan(tail_);
+    }
+    SineRows(const SineRows&) = delete;
+    SineRows& operator=(const SineRows&) = delete;
+
+    void operator()(double* work) const {
+        const int batches = (rows_ + batch_rows - 1) / batch_rows;
+#pragma omp parallel for schedule(static) if(batches > 1)
+        for (int q = 0; q < batches; ++q) {
+            double* rows = work + static_cast<std::size_t>(q) * batch_rows * n_;
+            const bool full = (q + 1) * batch_rows <= rows_ || rows_ <= batch_rows;
+            fftw_execute_r2r(full ? batch_ : tail_, rows, rows);
+        }
+    }
+
+private:
+    static constexpr int batch_rows = 16;
+    fftw_plan plan(int rows, double* work) const {
+        const fftw_r2r_kind kind = FFTW_RODFT00;
+        int n = n_;
+        fftw_plan p = fftw_plan_many_r2r(1, &n, rows, work, nullptr, 1, n_, work, nullptr, 1, n_, &kind,
+                                         FFTW_ESTIMATE | FFTW_UNALIGNED);
+        if (!p) throw std::runtime_error("FFTW could not plan a sine transform of " + std::to_string(n_) + " values");
+        return p;
+    }
+    int n_, rows_;
+    fftw_plan batch_ = nullptr, tail_ = nullptr;
+};
+
+class CpuTransform {
+public:
+    CpuTransform(CpuBackend&, Plan plan)
+        : plan_(std::move(plan)),
+          work_(plan_.interior()),
+          inverse_pivot_(plan_.interior()),
+          upper_factor_(plan_.interior()) {
+        if (plan_.transform == FastTransform::sine) sine_.emplace(plan_.nt, plan_.nl, work_.data());
+        factor_lines();
+    }
+
+    std::string transform_name() const { return plan_.transform == FastTransform::sine ? "FFTW" : "Eigen products"; }
+    std::string line_solver_name() const { return "Thomas"; }
+
+    /// out = P in on all rows of the grid: the edge rows copied, the interior solved.
+    void apply(const std::vector<double>& in, std::vector<double>& out) {
+        const int nt = plan_.nt, nl = plan_.nl, mx = plan_.mx;
+        if (plan_.transform == FastTransform::sine) {
+            gather(in.data(), work_.data());
+            (*sine_)(work_.data());
+            solve_lines(work_.data());
+            (*sine_)(work_.data());
+            scatter(work_.data(), out.data());
+        } else {
+            using Map = Eigen::Map<Eigen::MatrixXd>;
+            using Strided = Eigen::Map<Eigen::MatrixXd, 0, Eigen::OuterStride<>>;
+            using ConstStrided = Eigen::Map<const Eigen::MatrixXd, 0, Eigen::OuterStride<>>;
+            const Eigen::Map<const Eigen::MatrixXd> V(plan_.modes.vectors.data(), nt, nt);
+            Map W(work_.data(), nt, nl);  // mode k of line position l at (k, l)
+            const bool along_x = plan_.axis == FastAxis::x;
+            // The interior of the grid as a matrix with x down the columns (leading dimension mx).
+            const ConstStrided B(in.data() + mx + 1, along_x ? nt : nl, along_x ? nl : nt, Eigen::OuterStride<>(mx));
+            if (along_x) W.noalias() = V.transpose() * B;
+            else W.noalias() = V.transpose() * B.transpose();
+            solve_lines(work_.data());
+            Strided U(out.data() + mx + 1, along_x ? nt : nl, along_x ? nl : nt, Eigen::OuterStride<>(mx));
+            if (along_x) U.noalias() = V * W;
+            else U.noalias() = W.transpose() * V.transpose();
+        }
+        copy_edges(in.data(), out.data());
+    }
+
+private:
+    /// Thomas factors of every mode's line system alpha_k M + beta_k K: the inverse pivots and
+    /// the upper couplings divided by the pivots, stored like the work array (mode k of line
+    /// position l at l * nt + k).
+    void factor_lines() {
+        const int nt = plan_.nt, nl = plan_.nl;
+        const Pencil& p = plan_.line;
+#pragma omp parallel for schedule(static)
+        for (int k = 0; k < nt; ++k) {
+            const double a = plan_.alpha[k], b = plan_.beta[k];
+            double upper_before = 0.0;  // c'_{l-1}
+            for (int l = 0; l < nl; ++l) {
+                const double lower = l > 0 ? a * p.m_off[l - 1] + b * p.k_off[l - 1] : 0.0;
+                const double upper = l + 1 < nl ? a * p.m_off[l] + b * p.k_off[l] : 0.0;
+                const double pivot = a * p.m_diag[l] + b * p.k_diag[l] - lower * upper_before;
+                const std::size_t q = static_cast<std::size_t>(l) * nt + k;
+                inverse_pivot_[q] = 1.0 / pivot;
+                upper_factor_[q] = upper_before = upper / pivot;
+            }
+        }
+    }
+
+    /// Solves every mode's line system in place on w (mode k of line position l at l * nt + k),
+    /// blocks of modes on each thread, the modes of a block side by side (vectorised).
+    void solve_lines(double* w) const {
+        const int nt = plan_.nt, nl = plan_.nl;
+        const Pencil& p = plan_.line;
+        const double* alpha = plan_.alpha.data();
+        const double* beta = plan_.beta.data();
+        constexpr int block = 128;
+#pragma omp parallel for schedule(static)
+        for (int k0 = 0; k0 < nt; k0 += block) {
+            const int k1 = std::min(nt, k0 + block);
+            for (int k = k0; k < k1; ++k) w[k] *= inverse_pivot_[k];
+            for (int l = 1; l < nl; ++l) {
+                const double mo = p.m_off[l - 1], ko = p.k_off[l - 1];
+                double* row = w + static_cast<std::size_t>(l) * nt;
+                const double* before = row - nt;
+                const double* inverse = inverse_pivot_.data() + static_cast<std::size_t>(l) * nt;
+#pragma omp simd
+                for (int k = k0; k < k1; ++k) row[k] = (row[k] - (alpha[k] * mo + beta[k] * ko) * before[k]) * inverse[k];
+            }
+            for (int l = nl - 2; l >= 0; --l) {
+                double* row = w + static_cast<std::size_t>(l) * nt;
+                const double* after = row + nt;
+                const double* factor = upper_factor_.data() + static_cast<std::size_t>(l) * nt;
+#pragma omp simd
+                for (int k = k0; k < k1; ++k) row[k] -= factor[k] * after[k];
+            }
+        }
+    }
+
+    /// The interior of `grid` into w, the transformed direction varying fastest.
+    void gather(const double* grid, double* w) const {
+        const int nt = plan_.nt;
+#pragma omp parallel for schedule(static)
+        for (int l = 0; l < plan_.nl; ++l)
+            for (int t = 0; t < nt; ++t) w[static_cast<std::size_t>(l) * nt + t] = grid[plan_.node(t, l)];
+    }
+    void scatter(const double* w, double* grid) const {
+        const int nt = plan_.nt;
+#pragma omp parallel for schedule(static)
+        for (int l = 0; l < plan_.nl; ++l)
+            for (int t = 0; t < nt; ++t) grid[plan_.node(t, l)] = w[static_cast<std::size_t>(l) * nt + t];
+    }
+    /// Edge rows are identity rows: out = in there.
+    void copy_edges(const double* in, double* out) const {
+        const int mx = plan_.mx, my = plan_.my;
+        const std::size_t top = static_cast<std::size_t>(my - 1) * mx;
+        std::copy(in, in + mx, out);
+        std::copy(in + top, in + top + mx, out + top);
+        for (int j = 1; j + 1 < my; ++j) {
+            const std::size_t row = static_cast<std::size_t>(j) * mx;
+            out[row] = in[row];
+            out[row + mx - 1] = in[row + mx - 1];
+        }
+    }
+
+    Plan plan_;
+    std::vector<double> work_;  ///< the interior, mode k (or position t) of line position l at l * nt + k
+    std::vector<double> inverse_pivot_, upper_factor_;
+    std::optional<SineRows> sine_;
+};
+
+}  // namespace
+
+std::unique_ptr<Engine> make_cpu_engine(Plan plan, const NineBands<double>& A) {
+    return std::make_unique<BackendEngine<CpuBackend, CpuTransform>>(std::move(plan), A);
+}
+
+}  // namespace adimg::fast_direct

@@ -1,0 +1,142 @@
+#pragma once
+// The fast direct solve on one backend: the transform solve x = P b (the backend's Transform)
+// inside iterative refinement with the exact double defect (the backend's nine-band defect).
+// The loop is written once here for every backend; include/adimg/fast_direct.hpp states the
+// method and the stop rule.
+
+#include <adimg/fast_direct.hpp>
+#include <adimg/solver.hpp>
+
+#include "plan.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <utility>
+
+namespace adimg::fast_direct {
+
+/// One backend's engine, as FastDirectSolver sees it.
+class Engine {
+public:
+    virtual ~Engine() = default;
+    /// b and x hold the grid's rows; x receives the solution (b is read before x is written).
+    virtual FastDirectReport solve(const double* b, double* x, const FastDirectOptions& options,
+                                   const StepCallback& on_step) = 0;
+    virtual std::string device_name() const = 0;
+    /// How the transform and the lines are computed, e.g. "FFTW", "Thomas".
+    virtual std::string transform_name() const = 0;
+    virtual std::string line_solver_name() const = 0;
+};
+
+std::unique_ptr<Engine> make_cpu_engine(Plan plan, const NineBands<double>& A);
+/// Throws device_error when this build has no CUDA or no device is usable.
+std::unique_ptr<Engine> make_cuda_engine(Plan plan, const NineBands<double>& A);
+
+/// The engine of a backend (src/cpu/cpu_backend.hpp, src/cuda/cuda_backend.cuh: vectors, the
+/// defect, norm2, axpy, upload, download) and its Transform, which is constructed from the backend
+/// and the plan and applies out = P in on backend vectors of all the grid's rows.
+template <class Backend, class Transform>
+class BackendEngine final : public Engine {
+public:
+    template <class... Args>
+    BackendEngine(Plan plan, const NineBands<double>& A, Args&&... backend_args)
+        : be_(std::forward<Args>(backend_args)...),
+          A_(be_.template make_matrix<double>(A)),
+          b_(be_.template make_vector<double>(A.rows())),
+          x_(be_.template make_vector<double>(A.rows())),
+          d_(be_.template make_vector<double>(A.rows())),
+          c_(be_.template make_vector<double>(A.rows())),
+          transform_(be_, std::move(plan)) {}
+
+    FastDirectReport solve(const double* b, double* x, const FastDirectOptions& options,
+                           const StepCallback& on_step) override {
+        using clock = std::chrono::steady_clock;
+        auto since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
+        FastDirectReport report;
+        const auto uploading = clock::now();
+        be_.upload(b, b_.size(), b_);
+        report.upload_seconds = since(uploading);
+        refine(options, on_step, report);
+        const auto downloading = clock::now();
+        be_.download(x_, x);
+        report.download_seconds = since(downloading);
+        return report;
+    }
+
+    std::string device_name() const override { return be_.name(); }
+    std::string transform_name() const override { return transform_.transform_name(); }
+    std::string line_solver_name() const override { return transform_.line_solver_name(); }
+
+private:
+    double defect() {
+        be_.defect(A_, b_, x_, d_);
+        return be_.norm2(d_);
+    }
+
+    /// x = P b, then x += P (b - A x) while the defect is above the stop criterion, at most
+    /// max_refinements times; a step that does not reduce the defect is undone.
+    void refine(const FastDirectOptions& options, const StepCallback& on_step, FastDirectReport& report) {
+        const double b_norm = be_.norm2(b_);
+        const double target = std::pow(10.0, -options.digits) * b_norm;
+        report.initial_defect = b_norm;
+        double defect_now = b_norm;
+        auto record = [&](double defect_after) {
+            OuterStep step;
+            step.defect = defect_after;
+            step.rate = defect_now > 0.0 ? defect_after / defect_now : 0.0;
+            report.history.push_back(step);
+            ++report.outer_iterations;
+            if (on_step) on_step(report.history.back());
+        };
+        transform_.apply(b_, x_);
+        const double first = defect();
+        record(first);
+        defect_now = report.first_defect = first;
+        while (std::isfinite(defect_now) && defect_now > target && report.refinement_steps < options.max_refinements) {
+            transform_.apply(d_, c_);
+            be_.axpy(1.0, c_, x_);
+            const double next = defect();
+            ++report.refinement_steps;
+            record(next);
+            if (!(next < defect_now)) {
+                be_.axpy(-1.0, c_, x_);  // undone: x is the best iterate
+                report.status = std::isfinite(next) ? SolveStatus::stagnated : SolveStatus::non_finite;
+                report.message = "iterative refinement step " + std::to_string(report.refinement_steps) +
+                                 " did not reduce the defect (" + shown(defect_now) + " to " + shown(next) +
+                                 "), which stays above the stop criterion " + shown(target) +
+                                 " (10^-digits ||b||): the transform's accuracy on this mesh is the limit; solve with "
+                                 "adimg::Solver (multigrid) instead";
+                report.final_defect = defect_now;
+                return;
+            }
+            defect_now = next;
+        }
+        report.final_defect = defect_now;
+        if (!std::isfinite(defect_now)) {
+            report.status = SolveStatus::non_finite;
+            report.message = "the defect is not finite (" + shown(defect_now) +
+                             "): b holds values that are not finite, or values so large that the solution overflows";
+        } else if (defect_now > target) {
+            report.status = SolveStatus::max_iterations;
+            report.message = "after FastDirectOptions::max_refinements = " + std::to_string(options.max_refinements) +
+                             " refinement steps the defect is " + shown(defect_now) + ", above the stop criterion " +
+                             shown(target) + " (10^-digits ||b||); allow more steps";
+        }
+    }
+
+    static std::string shown(double v) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.3e", v);
+        return text;
+    }
+
+    Backend be_;
+    typename Backend::template matrix<double> A_;
+    typename Backend::template vector<double> b_, x_, d_, c_;
+    Transform transform_;
+};
+
+}  // namespace adimg::fast_direct

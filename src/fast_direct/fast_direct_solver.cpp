@@ -1,0 +1,97 @@
+#include <adimg/error.hpp>
+#include <adimg/fast_direct.hpp>
+
+#include "engine.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <string>
+
+namespace adimg {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+void validate(const FastDirectOptions& options) {
+    if (!(options.digits > 0.0 && options.digits <= 15.0))
+        throw input_error("FastDirectOptions::digits = " + std::to_string(options.digits) + " is out of range (0, 15]");
+    if (options.max_refinements < 0 || options.max_refinements > 10)
+        throw input_error("FastDirectOptions::max_refinements = " + std::to_string(options.max_refinements) +
+                          " is out of range 0..10");
+    if (!(options.uniform_tolerance >= 0.0 && options.uniform_tolerance < 1.0))
+        throw input_error("FastDirectOptions::uniform_tolerance = " + std::to_string(options.uniform_tolerance) +
+                          " is out of range [0, 1)");
+}
+
+const char* name(FastAxis axis) { return axis == FastAxis::x ? "x" : "y"; }
+
+}  // namespace
+
+FastDirectSolver::FastDirectSolver(FastDirectOptions options) : options_(options) {
+    validate(options_);
+    // BackendKind::cuda without a device fails at setup(), where make_cuda_engine says what is missing.
+    backend_ = options_.backend;
+    std::string why;
+    if (backend_ == BackendKind::automatic) {
+        backend_ = cuda_available(&why) ? BackendKind::cuda : BackendKind::cpu;
+        if (backend_ == BackendKind::cpu) notice_ = "note: no usable GPU (" + why + "); running on the CPU backend";
+    }
+}
+
+FastDirectSolver::~FastDirectSolver() = default;
+FastDirectSolver::FastDirectSolver(FastDirectSolver&&) noexcept = default;
+FastDirectSolver& FastDirectSolver::operator=(FastDirectSolver&&) noexcept = default;
+
+void FastDirectSolver::setup(const TensorMesh& mesh) {
+    const auto start = std::chrono::steady_clock::now();
+    fast_direct::Plan plan = fast_direct::make_plan(mesh, options_);
+    NineBands<double> A = assemble_stiffness(mesh);
+    const FastAxis axis = plan.axis;
+    const FastTransform transform = plan.transform;
+    engine_.reset();  // the old engine's memory is free before the new one allocates
+    engine_ = backend_ == BackendKind::cuda ? fast_direct::make_cuda_engine(std::move(plan), A)
+                                            : fast_direct::make_cpu_engine(std::move(plan), A);
+    matrix_ = std::move(A);
+    axis_ = axis;
+    transform_ = transform;
+    rows_ = matrix_.rows();
+    setup_seconds_ = seconds_since(start);
+    ++setups_;
+}
+
+void FastDirectSolver::setup(std::vector<double> widths_x, std::vector<double> widths_y) {
+    setup(TensorMesh{Mesh1D{std::move(widths_x)}, Mesh1D{std::move(widths_y)}});
+}
+
+FastDirectReport FastDirectSolver::solve(const std::vector<double>& b, std::vector<double>& x,
+                                         const StepCallback& on_step) {
+    if (engine_ && b.size() != rows_)
+        throw input_error("solve: the right-hand side has " + std::to_string(b.size()) + " entries, the mesh " +
+                          std::to_string(rows_) + " nodes");
+    x.resize(rows_);
+    return solve(b.data(), x.data(), on_step);
+}
+
+FastDirectReport FastDirectSolver::solve(const double* b, double* x, const StepCallback& on_step) {
+    if (!engine_) throw input_error("solve: call FastDirectSolver::setup() with the mesh before solve()");
+    if (!b || !x) throw input_error("solve: b and x must point to the mesh's " + std::to_string(rows_) + " nodes");
+    const auto start = std::chrono::steady_clock::now();
+    FastDirectReport report = engine_->solve(b, x, options_, on_step);
+    report.solve_seconds = seconds_since(start);
+    ++solves_;
+    return report;
+}
+
+std::string FastDirectSolver::device_name() const { return engine_ ? engine_->device_name() : std::string(); }
+
+std::string FastDirectSolver::method() const {
+    if (!engine_) return "not set up";
+    const FastAxis lines = axis_ == FastAxis::x ? FastAxis::y : FastAxis::x;
+    return std::string(transform_ == FastTransform::sine ? "sine transform" : "generalised eigenvectors") + " in " +
+           name(axis_) + " (" + engine_->transform_name() + "), lines in " + name(lines) + " by " +
+           engine_->line_solver_name();
+}
+
+}  // namespace adimg

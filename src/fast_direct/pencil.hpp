@@ -1,0 +1,49 @@
+#pragma once
+// The one-dimensional Q1 pencil (K, M) of one direction of a tensor-product mesh, on its interior
+// nodes, and its M-orthonormal eigenvectors: the transform of the fast direct solver in a
+// direction whose element widths are not all equal (src/fast_direct/README.md, "Graded directions").
+//
+// On a mesh of n elements of widths h_0 .. h_{n-1} the interior nodes are 1 .. n-1 (index r = i - 1
+// here). Element e couples nodes e and e + 1 with (1/h_e) [1 -1; -1 1] in K and (h_e/6) [2 1; 1 2]
+// in M; the end nodes are Dirichlet nodes and drop out.
+
+#include <cstddef>
+#include <vector>
+
+namespace adimg::fast_direct {
+
+/// K and M of one direction on its interior nodes, both symmetric tridiagonal.
+struct Pencil {
+    std::vector<double> widths;                 ///< the n element widths
+    std::vector<double> k_diag, m_diag;         ///< n - 1 diagonal entries
+    std::vector<double> k_off, m_off;           ///< n - 2 couplings of interior nodes r and r + 1
+
+    int size() const { return static_cast<int>(k_diag.size()); }  ///< interior nodes, n - 1
+    /// Throws input_error unless there are at least two elements, all finite and positive.
+    static Pencil from_widths(std::vector<double> widths);
+
+    /// v^T K v summed element by element as (v_{e+1} - v_e)^2 / h_e (v = 0 at both ends): every
+    /// term is non-negative, so the sum keeps its relative accuracy on graded meshes.
+    double energy(const double* v) const;
+    /// v^T M w summed element by element.
+    double mass(const double* v, const double* w) const;
+};
+
+/// The generalised eigenpairs K v = lambda M v, lambda ascending, with V^T M V = I: vectors holds
+/// V column-major (column k is v_k, size() entries each).
+struct Modes {
+    std::vector<double> values;
+    std::vector<double> vectors;
+    int size() const { return static_cast<int>(values.size()); }
+    const double* vector(int k) const { return vectors.data() + static_cast<std::size_t>(k) * values.size(); }
+};
+
+/// Eigenpairs of a pencil by bisection on Sturm counts of K - sigma M (relative accuracy on graded
+/// meshes), inverse iteration with M-orthogonalisation inside clusters, and Rayleigh quotients
+/// summed element by element. Parallel over eigenvalues (OpenMP).
+Modes generalized_modes(const Pencil& pencil);
+
+/// The number of eigenvalues of the pencil below sigma (the negative pivots of K - sigma M).
+int count_below(const Pencil& pencil, double sigma);
+
+}  // namespace adimg::fast_direct

@@ -1,0 +1,153 @@
+// The fast direct solver on the GPU (src/cuda/fast_direct.cu) against its CPU engine and the
+// sparse Cholesky solution: both transforms in both directions, short lines (one warp per line)
+// and long ones (the partition method), all eight cases at L=10, a mesh that is neither square
+// nor of 2^L elements, boundary values, refinement, and b and x in page-locked memory.
+
+#include "../compare.hpp"
+
+#include <adimg/fast_direct.hpp>
+#include <adimg/io.hpp>
+#include <adimg/pinned_memory.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace adimg;
+
+namespace {
+
+FastDirectOptions on(BackendKind backend, FastAxis axis = FastAxis::automatic,
+                     FastTransform transform = FastTransform::automatic) {
+    FastDirectOptions options;
+    options.backend = backend;
+    options.axis = axis;
+    options.transform = transform;
+    return options;
+}
+
+using adimg_test::relative_max_difference;
+
+/// x solved by a fresh solver with these options; its report and method in `report` and `method`.
+std::vector<double> solved(const TensorMesh& mesh, const std::vector<double>& b, const FastDirectOptions& options,
+                           FastDirectReport* report = nullptr, std::string* method = nullptr) {
+    FastDirectSolver solver(options);
+    solver.setup(mesh);
+    std::vector<double> x;
+    const FastDirectReport r = solver.solve(b, x);
+    if (report) *report = r;
+    if (method) *method = solver.method();
+    return x;
+}
+
+/// The GPU against the CPU engine with the same options, and both against the Cholesky solution.
+void check_gpu(const TensorMesh& mesh, const std::vector<double>& b, FastAxis axis, FastTransform transform,
+               const std::vector<double>& cholesky, const char* line_solver) {
+    FastDirectReport report;
+    std::string method;
+    const std::vector<double> gpu = solved(mesh, b, on(BackendKind::cuda, axis, transform), &report, &method);
+    const std::vector<double> cpu = solved(mesh, b, on(BackendKind::cpu, axis, transform));
+    INFO(method << ": GPU defect " << report.final_defect / report.initial_defect << " after " << report.refinement_steps
+                << " refinement steps");
+    CHECK(method.find(line_solver) != std::string::npos);
+    CHECK(report.ok());
+    CHECK(relative_max_difference(gpu, cpu) < 1e-11);
+    CHECK(relative_max_difference(gpu, cholesky) < 1e-10);
+}
+
+/// Values without structure on every node, edge nodes included (boundary values there).
+std::vector<double> rough_rhs(std::size_t n, int seed) {
+    std::vector<double> b(n);
+    for (std::size_t p = 0; p < n; ++p) b[p] = std::sin(12.9898 * static_cast<double>(p + 1) * (seed + 1));
+    return b;
+}
+
+}  // namespace
+
+TEST_CASE("Fast direct on the GPU: both transforms in both directions, warp and partitioned lines", "[gpu][fast_direct]") {
+    // L=6: lines of 63 unknowns, one warp each; L=9: 511, the partition method.
+    for (int level : {6, 9}) {
+        const char* line_solver = level == 6 ? "by one warp per line" : "by the partition method";
+        const TensorMesh u1 = builtin_case("U1").mesh(level);
+        const std::vector<double> b = rough_rhs(u1.nodes(), level);
+        const std::vector<double> cholesky = direct_solve(assemble_stiffness(u1), b);
+        for (FastAxis axis : {FastAxis::x, FastAxis::y})
+            for (FastTransform transform : {FastTransform::sine, FastTransform::eigen})
+                check_gpu(u1, b, axis, transform, cholesky, line_solver);
+        for (const char* name : {"A2", "A5"}) {
+            const CaseSpec spec = builtin_case(name);
+            const TensorMesh mesh = spec.mesh(level);
+            const std::vector<double> load = assemble_load(mesh, {spec.x.length, spec.y.length});
+            const std::vector<double> reference = direct_solve(assemble_stiffness(mesh), load);
+            for (FastAxis axis : {FastAxis::x, FastAxis::y})
+                check_gpu(mesh, load, axis, FastTransform::automatic, reference, line_solver);
+        }
+    }
+}
+
+TEST_CASE("Fast direct on the GPU: all eight cases at L=10 as on the CPU, without refinement", "[gpu][fast_direct]") {
+    for (const std::string& name : builtin_case_names()) {
+        const CaseSpec spec = builtin_case(name);
+        const TensorMesh mesh = spec.mesh(10);
+        const PolynomialProblem problem{spec.x.length, spec.y.length};
+        const std::vector<double> b = assemble_load(mesh, problem);
+        FastDirectReport report;
+        std::string method;
+        const std::vector<double> gpu = solved(mesh, b, on(BackendKind::cuda), &report, &method);
+        const std::vector<double> cpu = solved(mesh, b, on(BackendKind::cpu));
+        INFO(name << ": " << method << ", GPU defect " << report.first_defect / report.initial_defect << ", L2 error GPU "
+                  << relative_l2_error(mesh, problem, gpu) << ", CPU " << relative_l2_error(mesh, problem, cpu));
+        CHECK(report.ok());
+        CHECK(report.refinement_steps == 0);
+        CHECK(relative_max_difference(gpu, cpu) < 1e-10);
+    }
+}
+
+TEST_CASE("Fast direct on the GPU: a 77 x 41 random mesh with boundary values, pinned b and x", "[gpu][fast_direct]") {
+    std::mt19937 random(3);
+    std::uniform_real_distribution<double> exponent(-4.0, 0.0);
+    TensorMesh mesh{Mesh1D{std::vector<double>(77)}, Mesh1D{std::vector<double>(41)}};
+    for (double& h : mesh.x.widths) h = std::pow(10.0, exponent(random));
+    for (double& h : mesh.y.widths) h = std::pow(10.0, exponent(random));
+    const std::vector<double> b = rough_rhs(mesh.nodes(), 7);
+    const std::vector<double> cholesky = direct_solve(assemble_stiffness(mesh), b);
+    for (FastAxis axis : {FastAxis::x, FastAxis::y}) check_gpu(mesh, b, axis, FastTransform::eigen, cholesky, "one warp");
+
+    FastDirectSolver solver(on(BackendKind::cuda));
+    solver.setup(mesh);
+    pinned_vector<double> pb(b.begin(), b.end()), px(b.size());
+    const FastDirectReport report = solver.solve(pb.data(), px.data());
+    CHECK(report.ok());
+    const int mx = mesh.mx(), my = mesh.my();
+    for (int j = 0; j < my; ++j)
+        for (int i = 0; i < mx; ++i)
+            if (i == 0 || j == 0 || i == mx - 1 || j == my - 1) {
+                const std::size_t p = static_cast<std::size_t>(j) * mx + i;
+                CHECK(px[p] == b[p]);
+            }
+    CHECK(relative_max_difference(std::vector<double>(px.begin(), px.end()), cholesky) < 1e-10);
+}
+
+TEST_CASE("Fast direct on the GPU: refinement with the exact defect, as on the CPU", "[gpu][fast_direct]") {
+    // Widths off uniform by up to 1e-8 taken as uniform: the transform solves a neighbouring
+    // matrix, refinement the rest (tests/test_fast_direct.cpp has the same on the CPU).
+    TensorMesh mesh = builtin_case("U1").mesh(9);
+    for (std::size_t e = 0; e < mesh.x.widths.size(); ++e) mesh.x.widths[e] *= 1.0 + 1e-8 * std::sin(0.7 * e);
+    const std::vector<double> b = assemble_load(mesh, {});
+    FastDirectOptions options = on(BackendKind::cuda);
+    options.uniform_tolerance = 1e-6;
+    options.digits = 10;
+    FastDirectReport gpu, cpu;
+    const std::vector<double> x = solved(mesh, b, options, &gpu);
+    options.backend = BackendKind::cpu;
+    solved(mesh, b, options, &cpu);
+    INFO("GPU defects: first " << gpu.first_defect / gpu.initial_defect << ", final "
+                               << gpu.final_defect / gpu.initial_defect);
+    CHECK(gpu.ok());
+    CHECK(gpu.refinement_steps >= 1);
+    CHECK(gpu.refinement_steps == cpu.refinement_steps);
+    CHECK(relative_max_difference(x, direct_solve(assemble_stiffness(mesh), b)) < 1e-10);
+}
