@@ -70,7 +70,7 @@ std::vector<double> rough_rhs(std::size_t n, int seed) {
 TEST_CASE("Fast direct on the GPU: both transforms in both directions, warp and partitioned lines", "[gpu][fast_direct]") {
     // L=6: lines of 63 unknowns, one warp each; L=9: 511, the partition method.
     for (int level : {6, 9}) {
-        const char* line_solver = level == 6 ? "by one warp per line" : "by the partition method";
+        const char* line_solver = level == 6 ? "by one warp per line" : "by partition method";
         const TensorMesh u1 = builtin_case("U1").mesh(level);
         const std::vector<double> b = rough_rhs(u1.nodes(), level);
         const std::vector<double> cholesky = direct_solve(assemble_stiffness(u1), b);
