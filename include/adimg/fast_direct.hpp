@@ -135,7 +135,7 @@ public:
     std::string method() const;
     std::size_t rows() const { return rows_; }
     /// The assembled matrix the defect is computed with (empty before setup()).
-    const NineBands<double>& matrix() const { return matrix_; }
+    const NineBands<double>& matrix() const;
     /// Seconds the last setup took: assembly, the transform, the line factors, the copy to the device.
     double setup_seconds() const { return setup_seconds_; }
     int setup_count() const { return setups_; }
@@ -147,7 +147,7 @@ private:
     std::string notice_;
     FastAxis axis_ = FastAxis::automatic;
     FastTransform transform_ = FastTransform::automatic;
-    NineBands<double> matrix_;
+    std::shared_ptr<const NineBands<double>> matrix_;  ///< shared with the CPU engine
     std::unique_ptr<fast_direct::Engine> engine_;
     std::size_t rows_ = 0;
     double setup_seconds_ = 0.0;

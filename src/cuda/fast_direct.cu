@@ -285,8 +285,8 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Engine> make_cuda_engine(Plan plan, const NineBands<double>& A) {
-    return std::make_unique<BackendEngine<CudaBackend, CudaTransform>>(std::move(plan), A);
+std::unique_ptr<Engine> make_cuda_engine(Plan plan, SharedBands A) {
+    return std::make_unique<BackendEngine<CudaBackend, CudaTransform>>(std::move(plan), std::move(A));
 }
 
 }  // namespace adimg::fast_direct

@@ -194,8 +194,8 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Engine> make_cpu_engine(Plan plan, const NineBands<double>& A) {
-    return std::make_unique<BackendEngine<CpuBackend, CpuTransform>>(std::move(plan), A);
+std::unique_ptr<Engine> make_cpu_engine(Plan plan, SharedBands A) {
+    return std::make_unique<BackendEngine<CpuBackend, CpuTransform>>(std::move(plan), std::move(A));
 }
 
 }  // namespace adimg::fast_direct

@@ -13,7 +13,9 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 namespace adimg::fast_direct {
@@ -31,9 +33,12 @@ public:
     virtual std::string line_solver_name() const = 0;
 };
 
-std::unique_ptr<Engine> make_cpu_engine(Plan plan, const NineBands<double>& A);
+/// The engines take the assembled matrix shared: the CPU engine computes its defects with it,
+/// the CUDA engine copies it to the device.
+using SharedBands = std::shared_ptr<const NineBands<double>>;
+std::unique_ptr<Engine> make_cpu_engine(Plan plan, SharedBands A);
 /// Throws device_error when this build has no CUDA or no device is usable.
-std::unique_ptr<Engine> make_cuda_engine(Plan plan, const NineBands<double>& A);
+std::unique_ptr<Engine> make_cuda_engine(Plan plan, SharedBands A);
 
 /// The engine of a backend (src/cpu/cpu_backend.hpp, src/cuda/cuda_backend.cuh: vectors, the
 /// defect, norm2, axpy, upload, download) and its Transform, which is constructed from the backend
@@ -42,14 +47,16 @@ template <class Backend, class Transform>
 class BackendEngine final : public Engine {
 public:
     template <class... Args>
-    BackendEngine(Plan plan, const NineBands<double>& A, Args&&... backend_args)
+    BackendEngine(Plan plan, SharedBands A, Args&&... backend_args)
         : be_(std::forward<Args>(backend_args)...),
-          A_(be_.template make_matrix<double>(A)),
-          b_(be_.template make_vector<double>(A.rows())),
-          x_(be_.template make_vector<double>(A.rows())),
-          d_(be_.template make_vector<double>(A.rows())),
-          c_(be_.template make_vector<double>(A.rows())),
-          transform_(be_, std::move(plan)) {}
+          host_A_(std::move(A)),
+          b_(be_.template make_vector<double>(host_A_->rows())),
+          x_(be_.template make_vector<double>(host_A_->rows())),
+          d_(be_.template make_vector<double>(host_A_->rows())),
+          c_(be_.template make_vector<double>(host_A_->rows())),
+          transform_(be_, std::move(plan)) {
+        if constexpr (!host_matrix) device_A_.emplace(be_.template make_matrix<double>(*host_A_));
+    }
 
     FastDirectReport solve(const double* b, double* x, const FastDirectOptions& options,
                            const StepCallback& on_step) override {
@@ -72,7 +79,8 @@ public:
 
 private:
     double defect() {
-        be_.defect(A_, b_, x_, d_);
+        if constexpr (host_matrix) be_.defect(*host_A_, b_, x_, d_);
+        else be_.defect(*device_A_, b_, x_, d_);
         return be_.norm2(d_);
     }
 
@@ -133,8 +141,13 @@ private:
         return text;
     }
 
+    /// A backend whose matrices are host nine bands (the CPU) uses the shared one, not a copy.
+    using Matrix = typename Backend::template matrix<double>;
+    static constexpr bool host_matrix = std::is_same_v<Matrix, NineBands<double>>;
+
     Backend be_;
-    typename Backend::template matrix<double> A_;
+    SharedBands host_A_;
+    std::optional<Matrix> device_A_;
     typename Backend::template vector<double> b_, x_, d_, c_;
     Transform transform_;
 };

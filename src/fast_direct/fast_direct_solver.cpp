@@ -47,16 +47,17 @@ FastDirectSolver& FastDirectSolver::operator=(FastDirectSolver&&) noexcept = def
 void FastDirectSolver::setup(const TensorMesh& mesh) {
     const auto start = std::chrono::steady_clock::now();
     fast_direct::Plan plan = fast_direct::make_plan(mesh, options_);
-    NineBands<double> A = assemble_stiffness(mesh);
+    auto A = std::make_shared<const NineBands<double>>(assemble_stiffness(mesh));
     const FastAxis axis = plan.axis;
     const FastTransform transform = plan.transform;
     engine_.reset();  // the old engine's memory is free before the new one allocates
+    matrix_.reset();
     engine_ = backend_ == BackendKind::cuda ? fast_direct::make_cuda_engine(std::move(plan), A)
                                             : fast_direct::make_cpu_engine(std::move(plan), A);
     matrix_ = std::move(A);
     axis_ = axis;
     transform_ = transform;
-    rows_ = matrix_.rows();
+    rows_ = matrix_->rows();
     setup_seconds_ = seconds_since(start);
     ++setups_;
 }
@@ -82,6 +83,11 @@ FastDirectReport FastDirectSolver::solve(const double* b, double* x, const StepC
     report.solve_seconds = seconds_since(start);
     ++solves_;
     return report;
+}
+
+const NineBands<double>& FastDirectSolver::matrix() const {
+    static const NineBands<double> none;
+    return matrix_ ? *matrix_ : none;
 }
 
 std::string FastDirectSolver::device_name() const { return engine_ ? engine_->device_name() : std::string(); }

@@ -5,7 +5,7 @@
 
 namespace adimg::fast_direct {
 
-std::unique_ptr<Engine> make_cuda_engine(Plan, const NineBands<double>&) {
+std::unique_ptr<Engine> make_cuda_engine(Plan, SharedBands) {
     throw device_error("FastDirectOptions::backend = cuda, but this build of adimg has no CUDA backend (no CUDA "
                        "compiler was found at configure time); rebuild with nvcc on the PATH, or use "
                        "FastDirectOptions::backend = cpu");

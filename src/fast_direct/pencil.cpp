@@ -90,33 +90,35 @@ template <int Lanes>
 
 /// Partial-pivoting LU of the tridiagonal K - sigma M (LAPACK's dgttrf), solved for one
 /// right-hand side at a time. A pivot below the rounding level of its row is replaced by that
-/// level, which keeps inverse iteration finite at an exact eigenvalue.
+/// level, which keeps inverse iteration finite at an exact eigenvalue. One per thread, factored
+/// again for each shift (its arrays are reused: the allocations cost as much as the arithmetic).
 class ShiftedLu {
 public:
-    ShiftedLu(const Pencil& p, double sigma) : n_(p.size()), d_(n_), u_(n_), u2_(n_), l_(n_), swap_(n_, false) {
-        std::vector<double> sub(n_);
-        std::vector<double> scale(n_);
+    explicit ShiftedLu(int n) : n_(n), d_(n), u_(n), u2_(n), l_(n), sub_(n), scale_(n), swap_(n) {}
+
+    void factor(const Pencil& p, double sigma) {
         for (int r = 0; r < n_; ++r) {
             d_[r] = p.k_diag[r] - sigma * p.m_diag[r];
-            scale[r] = std::abs(p.k_diag[r]) + std::abs(sigma * p.m_diag[r]);
+            scale_[r] = std::abs(p.k_diag[r]) + std::abs(sigma * p.m_diag[r]);
+            swap_[r] = 0;
             if (r + 1 < n_) {
                 u_[r] = p.k_off[r] - sigma * p.m_off[r];
-                sub[r + 1] = u_[r];
+                sub_[r + 1] = u_[r];
             }
         }
         const double eps = std::numeric_limits<double>::epsilon();
         for (int r = 0; r + 1 < n_; ++r) {
-            if (std::abs(d_[r]) >= std::abs(sub[r + 1])) {
-                if (std::abs(d_[r]) < eps * scale[r]) d_[r] = std::copysign(eps * scale[r], d_[r] == 0.0 ? 1.0 : d_[r]);
-                const double m = sub[r + 1] / d_[r];
+            if (std::abs(d_[r]) >= std::abs(sub_[r + 1])) {
+                if (std::abs(d_[r]) < eps * scale_[r]) d_[r] = std::copysign(eps * scale_[r], d_[r] == 0.0 ? 1.0 : d_[r]);
+                const double m = sub_[r + 1] / d_[r];
                 l_[r] = m;
                 d_[r + 1] -= m * u_[r];
                 u2_[r] = 0.0;
             } else {
-                const double m = d_[r] / sub[r + 1];
+                const double m = d_[r] / sub_[r + 1];
                 l_[r] = m;
-                swap_[r] = true;
-                d_[r] = sub[r + 1];
+                swap_[r] = 1;
+                d_[r] = sub_[r + 1];
                 const double next_d = d_[r + 1];
                 d_[r + 1] = u_[r] - m * next_d;
                 u_[r] = next_d;
@@ -129,7 +131,9 @@ public:
             }
         }
         const int last = n_ - 1;
-        if (std::abs(d_[last]) < eps * scale[last]) d_[last] = std::copysign(eps * scale[last], d_[last] == 0.0 ? 1.0 : d_[last]);
+        if (std::abs(d_[last]) < eps * scale_[last])
+            d_[last] = std::copysign(eps * scale_[last], d_[last] == 0.0 ? 1.0 : d_[last]);
+        for (int r = 0; r < n_; ++r) d_[r] = 1.0 / d_[r];  // the back substitution multiplies
     }
 
     /// x = (K - sigma M)^-1 x
@@ -147,14 +151,14 @@ public:
             double v = x[r];
             if (r + 1 < n_) v -= u_[r] * x[r + 1];
             if (r + 2 < n_) v -= u2_[r] * x[r + 2];
-            x[r] = v / d_[r];
+            x[r] = v * d_[r];
         }
     }
 
 private:
     int n_;
-    std::vector<double> d_, u_, u2_, l_;
-    std::vector<bool> swap_;
+    std::vector<double> d_, u_, u2_, l_, sub_, scale_;  // d_: the inverse pivots once factored
+    std::vector<unsigned char> swap_;
 };
 
 /// Consecutive eigenvalues closer than this (relative) are one cluster: their vectors are
@@ -235,10 +239,11 @@ Modes generalized_modes(const Pencil& p) {
 #pragma omp parallel
     {
         std::vector<double> x(n), y(n);
+        ShiftedLu lu(n);
 #pragma omp for schedule(dynamic, 1)
         for (int q = 0; q < clusters; ++q) {
             for (int k = cluster_start[q]; k < cluster_start[q + 1]; ++k) {
-                const ShiftedLu lu(p, modes.values[k]);
+                lu.factor(p, modes.values[k]);
                 double* v = modes.vectors.data() + static_cast<std::size_t>(k) * n;
                 start_vector(x.data(), n, static_cast<std::uint64_t>(k));
                 // Three steps: a fourth changed neither identity of the tests (A5 at L=8, A2 at L=9).
