@@ -109,25 +109,13 @@ public:
     }
 
 private:
-    /// Thomas factors of every mode's line system alpha_k M + beta_k K: the inverse pivots and
-    /// the upper couplings divided by the pivots, stored like the work array (mode k of line
-    /// position l at l * nt + k).
+    /// Thomas factors of every mode (thomas_factors()), stored like the work array: mode k of line
+    /// position l at l * nt + k.
     void factor_lines() {
-        const int nt = plan_.nt, nl = plan_.nl;
-        const Pencil& p = plan_.line;
+        const int nt = plan_.nt;
 #pragma omp parallel for schedule(static)
-        for (int k = 0; k < nt; ++k) {
-            const double a = plan_.alpha[k], b = plan_.beta[k];
-            double upper_before = 0.0;  // c'_{l-1}
-            for (int l = 0; l < nl; ++l) {
-                const double lower = l > 0 ? a * p.m_off[l - 1] + b * p.k_off[l - 1] : 0.0;
-                const double upper = l + 1 < nl ? a * p.m_off[l] + b * p.k_off[l] : 0.0;
-                const double pivot = a * p.m_diag[l] + b * p.k_diag[l] - lower * upper_before;
-                const std::size_t q = static_cast<std::size_t>(l) * nt + k;
-                inverse_pivot_[q] = 1.0 / pivot;
-                upper_factor_[q] = upper_before = upper / pivot;
-            }
-        }
+        for (int k = 0; k < nt; ++k)
+            thomas_factors(plan_, k, inverse_pivot_.data() + k, upper_factor_.data() + k, static_cast<std::size_t>(nt));
     }
 
     /// Solves every mode's line system in place on w (mode k of line position l at l * nt + k),

@@ -14,6 +14,19 @@ bool uniform_widths(const std::vector<double>& widths, double tolerance) {
     return true;
 }
 
+void thomas_factors(const Plan& plan, int k, double* inverse_pivot, double* upper_factor, std::size_t stride) {
+    const Pencil& p = plan.line;
+    const double a = plan.alpha[k], b = plan.beta[k];
+    double upper_before = 0.0;  // the previous position's upper factor
+    for (int l = 0; l < plan.nl; ++l) {
+        const double lower = l > 0 ? a * p.m_off[l - 1] + b * p.k_off[l - 1] : 0.0;
+        const double upper = l + 1 < plan.nl ? a * p.m_off[l] + b * p.k_off[l] : 0.0;
+        const double pivot = a * p.m_diag[l] + b * p.k_diag[l] - lower * upper_before;
+        inverse_pivot[l * stride] = 1.0 / pivot;
+        upper_factor[l * stride] = upper_before = upper / pivot;
+    }
+}
+
 Plan make_plan(const TensorMesh& mesh, const FastDirectOptions& options) {
     // Pencil::from_widths checks the widths (at least two elements, finite and positive).
     Pencil px = Pencil::from_widths(mesh.x.widths), py = Pencil::from_widths(mesh.y.widths);

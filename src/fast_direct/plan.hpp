@@ -34,6 +34,13 @@ struct Plan {
     }
 };
 
+/// Thomas factors of mode k's line system alpha_k M + beta_k K: for each line position l, the
+/// inverse pivot at inverse_pivot[l * stride] and the upper coupling over the pivot at
+/// upper_factor[l * stride]. Then w = (alpha_k M + beta_k K)^-1 w is
+///   w_0 *= p_0;  w_l = (w_l - lower_l w_{l-1}) p_l;  w_l -= u_l w_{l+1} (backward),
+/// with lower_l = alpha_k m_off[l-1] + beta_k k_off[l-1].
+void thomas_factors(const Plan& plan, int k, double* inverse_pivot, double* upper_factor, std::size_t stride);
+
 /// True when max |h_e - h_0| <= tolerance h_0.
 bool uniform_widths(const std::vector<double>& widths, double tolerance);
 
