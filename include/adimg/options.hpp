@@ -45,6 +45,19 @@ enum class BackendKind {
     cuda,
 };
 
+/// The outer iteration in the outer precision around the inner V-cycles (docs/design.md §5).
+enum class OuterMethod {
+    refinement,  ///< iterative refinement: x += inner(b - A x) (paper Sec. 2.5)
+    cg,          ///< flexible conjugate gradients (Notay's FCG(1)) preconditioned by the inner V-cycles
+};
+
+/// Which defect the outer stop compares: relative to the initial defect (`digits`), or absolute
+/// (`absolute_defect`).
+enum class StopRule {
+    relative,  ///< ||b - A x|| <= 10^-digits ||b - A x_0||
+    absolute,  ///< ||b - A x|| <= absolute_defect
+};
+
 /// When the inner (float) multigrid of a mixed solve hands back its correction: after a fixed
 /// number of cycles, or once it has gained a number of digits (at most `inner_max_cycles`).
 /// The paper's six variants are cycles:1..3 and digits:1..3 (Tables 3–4).
@@ -57,6 +70,7 @@ struct InnerStop {
 struct SolverOptions {
     BackendKind backend = BackendKind::automatic;
     Precision precision = Precision::mixed;
+    OuterMethod outer = OuterMethod::refinement;  ///< the outer iteration around the V-cycles
     Smoother smoother = Smoother::adi;
     double omega = 0.7;       ///< Jacobi damping
     double line_omega = 0.7;  ///< ADI line-sweep damping (see relax() in stencil.hpp)
@@ -68,7 +82,9 @@ struct SolverOptions {
     int coarse_iterations = 64;  ///< PCG iterations on the coarsest grid, at most (and at most its unknowns)
     InnerStop inner;             ///< inner stopping rule of the mixed solver
     int inner_max_cycles = 32;   ///< cap on inner cycles per outer step in digits mode
-    double digits = 8.0;         ///< stop once the defect has dropped by this many digits
+    StopRule stop = StopRule::relative;  ///< which defect the outer stop compares
+    double digits = 8.0;         ///< stop = relative: stop once the defect has dropped by this many digits
+    double absolute_defect = 1e-10;  ///< stop = absolute: stop once ||b - A x|| is at most this
     int max_iterations = 500;    ///< outer iterations before giving up
     int stall_steps = 5;         ///< outer steps without 1% progress that count as stagnation
     double divergence_factor = 1e6;  ///< a defect this many times the initial one is divergence
@@ -139,11 +155,15 @@ void validate(const SolverOptions& options);
 InnerStop parse_inner_stop(const std::string& text);  ///< "cycles:2" or "digits:3"
 Smoother parse_smoother(const std::string& text);
 Precision parse_precision(const std::string& text);
+OuterMethod parse_outer(const std::string& text);
+StopRule parse_stop(const std::string& text);
 CoarseSolver parse_coarse_solver(const std::string& text);
 BackendKind parse_backend(const std::string& text);
 std::string to_string(const InnerStop& inner);
 std::string to_string(Smoother s);
 std::string to_string(Precision p);
+std::string to_string(OuterMethod m);
+std::string to_string(StopRule r);
 std::string to_string(CoarseSolver s);
 std::string to_string(BackendKind b);
 

@@ -3,6 +3,8 @@
 /// What a solve reports: status, iteration counts in the paper's a:b notation, the convergence
 /// history and the times.
 
+#include <adimg/options.hpp>
+
 #include <string>
 #include <vector>
 
@@ -53,6 +55,8 @@ struct SolveReport {
     int inner_cycles = 0;  ///< total inner V-cycles, the 'b' of the paper's a:b
     double initial_defect = 0.0;
     double final_defect = 0.0;
+    StopRule stop_rule = StopRule::relative;  ///< which defect the stop compared (SolverOptions::stop)
+    double target_defect = 0.0;  ///< the defect norm the solve had to reach under that rule
     bool fell_back_to_double = false;  ///< mixed precision switched to double inner cycles
     std::vector<OuterStep> history;
     double solve_seconds = 0.0;

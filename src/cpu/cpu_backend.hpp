@@ -120,13 +120,13 @@ public:
                         [&](const vector<T>& from, vector<T>& to) { copy(from, to); });
     }
 
-    /// One four-colour Gauss–Seidel sweep in place: colours (0,0), (1,0), (0,1), (1,1) as
-    /// (i%2, j%2); nodes of one colour do not couple, so each colour is a parallel update.
+    /// One four-colour Gauss–Seidel sweep in place, colours in `order` (stencil.hpp); nodes of
+    /// one colour do not couple, so each colour is a parallel update.
     template <class T>
-    void gauss_seidel(const matrix<T>& A, const vector<T>& b, vector<T>& x) {
+    void gauss_seidel(const matrix<T>& A, const vector<T>& b, vector<T>& x, SweepOrder order = SweepOrder::forward) {
         const BandsView<T> Av = view(A);
-        for (int colour = 0; colour < 4; ++colour) {
-            const int ci = colour & 1, cj = colour >> 1;
+        for (int step = 0; step < 4; ++step) {
+            const int colour = colour_at(step, order), ci = colour & 1, cj = colour >> 1;
 #pragma omp parallel for schedule(static) if(parallel_worth(A.rows()))
             for (int j = cj; j < A.my; j += 2)
                 for (int i = ci; i < A.mx; i += 2) {

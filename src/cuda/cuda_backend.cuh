@@ -137,9 +137,9 @@ public:
             [&](const vector<T>& from, vector<T>& to) { copy(from, to); });
     }
     template <class T>
-    void gauss_seidel(const matrix<T>& A, const vector<T>& b, vector<T>& x) {
-        for (int colour = 0; colour < 4; ++colour) {
-            const int ci = colour & 1, cj = colour >> 1;
+    void gauss_seidel(const matrix<T>& A, const vector<T>& b, vector<T>& x, SweepOrder order = SweepOrder::forward) {
+        for (int step = 0; step < 4; ++step) {
+            const int colour = colour_at(step, order), ci = colour & 1, cj = colour >> 1;
             launch_("gauss_seidel_colour kernel", kernels::gauss_seidel_colour<T>, tiles((A.mx + 1) / 2, (A.my + 1) / 2),
                     block2d(), 0, A.view(), b.data(), x.data(), ci, cj);
         }

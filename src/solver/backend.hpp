@@ -27,7 +27,8 @@
 //   jacobi(A, b, x_in, x_out, omega)       one damped Jacobi step, out of place
 //   jacobi_steps(A, b, x, work, omega, s)  s damped Jacobi steps on x in place; work is a vector
 //                                          of x's size the backend may overwrite
-//   gauss_seidel(A, b, x)                  one four-colour Gauss–Seidel sweep in place
+//   gauss_seidel(A, b, x, order)           one four-colour Gauss–Seidel sweep in place, colours
+//                                          in SweepOrder (default forward; backward is the adjoint)
 //   line_relax(A, b, x_in, x_out, dir, omega)  one damped ADI half-step (all lines of direction
 //                                          dir solved exactly), out of place
 //   restrict_defect(A, b, x, d, tx, ty, coarse)  coarse = R (b - A x); d is scratch

@@ -151,7 +151,11 @@ const std::vector<OptionSpec>& option_table() {
          .help = "where the solve runs: auto takes the GPU when one is usable, else the CPU"},
         {.field = "precision", .flag = "precision", .member = enum_field<&SolverOptions::precision>(),
          .choices = {"double", "single", "mixed"},
-         .help = "arithmetic of the solve: mixed runs float V-cycles inside double refinement"},
+         .help = "arithmetic of the solve: mixed runs float V-cycles inside a double outer iteration"},
+        {.field = "outer", .flag = "outer", .member = enum_field<&SolverOptions::outer>(),
+         .choices = {"refinement", "cg"},
+         .help = "outer iteration: iterative refinement, or flexible conjugate gradients preconditioned by the "
+                 "V-cycles"},
         {.field = "smoother", .flag = "smoother", .member = enum_field<&SolverOptions::smoother>(),
          .choices = {"jacobi", "gauss-seidel", "adi"}, .help = "multigrid smoother"},
         {.field = "omega", .flag = "omega", .member = &SolverOptions::omega, .ranges = {left_open(0.0, 1.0)},
@@ -179,8 +183,13 @@ const std::vector<OptionSpec>& option_table() {
          .help = "inner stop of mixed precision: float cycles per outer step, or digits to gain (float resolves about 7)"},
         {.field = "inner_max_cycles", .flag = "inner-max-cycles", .member = &SolverOptions::inner_max_cycles,
          .ranges = {closed(1, 1000)}, .help = "cap on inner cycles per outer step in digits mode"},
+        {.field = "stop", .flag = "stop", .member = enum_field<&SolverOptions::stop>(),
+         .choices = {"relative", "absolute"},
+         .help = "outer stop: the defect relative to the initial one (digits), or its norm (absolute-defect)"},
         {.field = "digits", .flag = "digits", .member = &SolverOptions::digits, .ranges = {left_open(0.0, 15.0)},
-         .help = "stop when the defect has dropped by this many digits (double resolves about 16)"},
+         .help = "stop = relative: stop when the defect has dropped by this many digits (double resolves about 16)"},
+        {.field = "absolute_defect", .flag = "absolute-defect", .member = &SolverOptions::absolute_defect,
+         .ranges = {open_range(0.0, INFINITY)}, .help = "stop = absolute: stop when ||b - A x|| is at most this"},
         {.field = "max_iterations", .flag = "max-iterations", .member = &SolverOptions::max_iterations,
          .ranges = {closed(1, 1e6)}, .help = "outer iterations before giving up"},
         {.field = "stall_steps", .flag = "stall-steps", .member = &SolverOptions::stall_steps, .ranges = {closed(1, 1000)},
@@ -268,6 +277,8 @@ void validate(const SolverOptions& options) {
 InnerStop parse_inner_stop(const std::string& text) { return parsed("inner", &SolverOptions::inner, text); }
 Smoother parse_smoother(const std::string& text) { return parsed("smoother", &SolverOptions::smoother, text); }
 Precision parse_precision(const std::string& text) { return parsed("precision", &SolverOptions::precision, text); }
+OuterMethod parse_outer(const std::string& text) { return parsed("outer", &SolverOptions::outer, text); }
+StopRule parse_stop(const std::string& text) { return parsed("stop", &SolverOptions::stop, text); }
 CoarseSolver parse_coarse_solver(const std::string& text) {
     return parsed("coarse_solver", &SolverOptions::coarse_solver, text);
 }
@@ -275,6 +286,8 @@ BackendKind parse_backend(const std::string& text) { return parsed("backend", &S
 std::string to_string(const InnerStop& inner) { return named("inner", &SolverOptions::inner, inner); }
 std::string to_string(Smoother s) { return named("smoother", &SolverOptions::smoother, s); }
 std::string to_string(Precision p) { return named("precision", &SolverOptions::precision, p); }
+std::string to_string(OuterMethod m) { return named("outer", &SolverOptions::outer, m); }
+std::string to_string(StopRule r) { return named("stop", &SolverOptions::stop, r); }
 std::string to_string(CoarseSolver s) { return named("coarse_solver", &SolverOptions::coarse_solver, s); }
 std::string to_string(BackendKind b) { return named("backend", &SolverOptions::backend, b); }
 

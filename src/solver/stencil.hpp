@@ -12,6 +12,13 @@ namespace adimg {
 /// Which grid lines an ADI half-step solves implicitly.
 enum class Direction { x, y };
 
+/// The order of the four colours of a Gauss–Seidel sweep: forward (0,0), (1,0), (0,1), (1,1) as
+/// (i%2, j%2), or backward, the adjoint sweep that the post-smoother of a symmetric cycle takes.
+enum class SweepOrder { forward, backward };
+
+/// The colour (ci, cj), as ci + 2 cj, that a sweep in `order` updates at its step 0..3.
+ADIMG_HD constexpr int colour_at(int step, SweepOrder order) { return order == SweepOrder::forward ? step : 3 - step; }
+
 /// (A x)_p for node (i, j) of an mx x my grid, where band(k) gives the row's entry in band k
 /// and x_at(dx, dy) gives x at the neighbour (i + dx, j + dy): from a grid in memory
 /// (row_product below), or from just-computed values in shared memory and a row's bands held
@@ -54,17 +61,18 @@ struct Corrected {
 
 /// The part of (A x)_p that couples (i, j) to nodes off its own line: the six bands with dy != 0
 /// for x-lines, with dx != 0 for y-lines. The ADI right-hand side is b - this.
+/// Interior nodes skip the bounds checks (the same terms in the same order).
 template <class T>
 ADIMG_HD T off_line_product(const BandsView<T>& A, const T* x, int i, int j, Direction line) {
     const int mx = A.mx;
-    const std::size_t p = static_cast<std::size_t>(j) * mx + i;
+    const long long p = static_cast<long long>(j) * mx + i;
+    const bool interior = i > 0 && i < mx - 1 && j > 0 && j < A.my - 1;
     T sum = 0;
     for (int k = 0; k < 9; ++k) {
         const int dx = band_dx(k), dy = band_dy(k);
         if ((line == Direction::x ? dy : dx) == 0) continue;
         const int ii = i + dx, jj = j + dy;
-        if (ii >= 0 && ii < mx && jj >= 0 && jj < A.my)
-            sum += A(k, p) * x[static_cast<std::size_t>(jj) * mx + ii];
+        if (interior || (ii >= 0 && ii < mx && jj >= 0 && jj < A.my)) sum += A(k, p) * x[p + dy * mx + dx];
     }
     return sum;
 }

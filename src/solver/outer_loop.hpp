@@ -1,0 +1,155 @@
+#pragma once
+// The outer iteration's loop and its safeguards (docs/design.md §5), written once for every outer
+// method (refinement.hpp, flexible_cg.hpp), backend and precision pair.
+
+#include <adimg/options.hpp>
+#include <adimg/report.hpp>
+#include <adimg/solver.hpp>
+
+#include "outer_messages.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+namespace adimg {
+
+/// The defect norm at which a solve that started at `initial` has converged (SolverOptions::stop).
+inline double stop_target(const SolverOptions& options, double initial) {
+    return options.stop == StopRule::absolute ? options.absolute_defect : std::pow(10.0, -options.digits) * initial;
+}
+
+/// The outer loop: d = b - A x (x = 0 if `zero_guess`); then outer steps until ||d|| reaches the
+/// stop target (stop_target()). It watches for non-finite values, divergence and stagnation and
+/// reports each as a status with what to try, and switches a mixed solve to double inner cycles
+/// (`fallback_available`) when the float inner solve produces non-finite values or stalls.
+///
+/// `method` makes the steps:
+///   step(norm, use_fallback, step, next) -> bool   one outer step from x, whose defect d has norm
+///       `norm`, with the inner cycles (or the fallback's double cycles if use_fallback); on true x
+///       and d hold the new iterate and its defect, of finite norm `next`; on false (non-finite
+///       values) x is still the last finite iterate
+///   restart()            x and d were set from outside (after a fallback): start afresh from them
+///   confirmed(next)      the defect norm to trust when `next` meets the stop target (a method
+///                        whose d is a recurrence recomputes b - A x into d here)
+template <class Backend, class Outer, class Method>
+void outer_loop(Backend& be, const typename Backend::template matrix<Outer>& A,
+                const typename Backend::template vector<Outer>& b, typename Backend::template vector<Outer>& x,
+                typename Backend::template vector<Outer>& d, bool zero_guess, Method& method, bool fallback_available,
+                const SolverOptions& options, const StepCallback& on_step, SolveReport& report) {
+    // From a zero guess the defect is b itself, exactly: a copy (2 words a node) instead of a
+    // pass over the matrix (12), one work unit less per solve.
+    if (zero_guess)
+        be.copy(b, d);
+    else
+        be.defect(A, b, x, d);
+    double norm = be.norm2(d);
+    report.initial_defect = report.final_defect = norm;
+    report.stop_rule = options.stop;
+    if (!std::isfinite(norm)) {
+        report.status = SolveStatus::non_finite;
+        report.message = "the initial defect is not finite: check the right-hand side and the initial guess";
+        return;
+    }
+    // A failure: its status, what happened and what to try; unless x shows that the matrix is
+    // not positive definite (x^T A x = x^T b - x^T d <= 0 for the last finite iterate), which no
+    // setting of the cycle can mend, and then the advice says so.
+    auto fail = [&](SolveStatus status, const std::string& happened, const std::string& advice) {
+        report.status = status;
+        report.message = happened + "; " + advice;
+        be.defect(A, b, x, d);  // after a rejected step d may not be the defect of x
+        const double xb = be.dot(x, b), xd = be.dot(x, d);
+        const double curvature = xb - xd, scale = std::abs(xb) + std::abs(xd);
+        if (std::isfinite(curvature) && std::isfinite(scale) && scale > 0.0 &&
+            curvature <= outer_messages::curvature_tolerance * scale)
+            report.message = happened + "; " + outer_messages::indefinite_matrix(curvature, xb);
+    };
+    const double target = stop_target(options, norm);
+    report.target_defect = target;
+    double best = norm;
+    int steps_since_progress = 0;
+    bool use_fallback = false;
+    auto switch_to_fallback = [&](const char* why) {
+        if (use_fallback || !fallback_available) return false;
+        use_fallback = true;
+        report.fell_back_to_double = true;
+        report.message = std::string("the float inner solve ") + why + " at outer iteration " +
+                         std::to_string(report.outer_iterations) + "; continued with double inner cycles";
+        steps_since_progress = 0;
+        return true;
+    };
+    while (norm > target) {
+        if (report.outer_iterations >= options.max_iterations) {
+            fail(SolveStatus::max_iterations,
+                 "no convergence within " + std::to_string(options.max_iterations) +
+                     " outer iterations (SolverOptions::max_iterations) " + outer_messages::progress(report, options),
+                 outer_messages::smoother_hint(options, outer_messages::Trouble::slow));
+            return;
+        }
+        OuterStep step;
+        step.double_inner = use_fallback;
+        double next = 0.0;
+        const bool finite = method.step(norm, use_fallback, step, next);
+        ++report.outer_iterations;
+        report.inner_cycles += step.inner_cycles;
+        if (!finite) {
+            report.history.push_back(step);
+            if (switch_to_fallback("produced non-finite values")) {
+                // d may hold the non-finite defect of the rejected step: the fallback starts
+                // from the defect of x, which is still the last finite iterate.
+                be.defect(A, b, x, d);
+                method.restart();
+                continue;
+            }
+            const std::string blowup = outer_messages::smoother_hint(options, outer_messages::Trouble::blowup);
+            const bool in_double = use_fallback || options.precision == Precision::double_;
+            fail(SolveStatus::non_finite,
+                 std::string(use_fallback ? "the double inner solve (after the fallback)"
+                             : options.precision == Precision::double_ ? "the inner solve"
+                                                                       : "the float inner solve") +
+                     " produced non-finite values at outer iteration " + std::to_string(report.outer_iterations) +
+                     (in_double ? ": the smoother diverges on this problem" : ": float overflowed or the smoother diverges"),
+                 in_double ? blowup
+                           : std::string(options.precision == Precision::single
+                                             ? "use SolverOptions::precision = mixed or double, or "
+                                             : "set SolverOptions::fallback_to_double = true or use "
+                                               "SolverOptions::precision = double, or ") +
+                                 blowup);
+            return;
+        }
+        if (next <= target) next = method.confirmed(next);
+        step.defect = next;
+        step.rate = next / norm;
+        report.history.push_back(step);
+        if (on_step) on_step(step);
+        norm = next;
+        report.final_defect = norm;
+        if (norm > options.divergence_factor * report.initial_defect) {
+            char grew[32];
+            std::snprintf(grew, sizeof grew, "%.3g", norm / report.initial_defect);
+            fail(SolveStatus::diverged,
+                 "the defect grew to " + std::string(grew) + " times its initial value at outer iteration " +
+                     std::to_string(report.outer_iterations),
+                 outer_messages::smoother_hint(options, outer_messages::Trouble::blowup));
+            return;
+        }
+        if (norm < 0.99 * best) {
+            best = norm;
+            steps_since_progress = 0;
+        } else if (++steps_since_progress >= options.stall_steps) {
+            if (switch_to_fallback("stalled")) {
+                method.restart();
+                continue;
+            }
+            fail(SolveStatus::stagnated,
+                 "no progress over " + std::to_string(options.stall_steps) + " outer iterations " +
+                     outer_messages::progress(report, options) +
+                     (use_fallback ? " (" + report.message + ")" : std::string()),
+                 outer_messages::stagnation_cause(options, use_fallback, fallback_available, report.digits_gained()));
+            return;
+        }
+    }
+    report.status = SolveStatus::converged;
+}
+
+}  // namespace adimg
