@@ -61,6 +61,13 @@ bool cuda_available(std::string* why = nullptr);
 
 class SolverEngine;  // the generic algorithm instantiated for one backend (src/solver/engine.hpp)
 
+/// What Solver::solve_case() gives back: the solve's report, and the relative L2 error of its
+/// solution against the case's exact solution (relative_l2_error() in problems.hpp).
+struct CaseSolveReport {
+    SolveReport report;
+    double relative_l2_error = 0.0;
+};
+
 /// Geometric multigrid for nine-band Q1 systems with mixed-precision iterative refinement.
 class Solver {
 public:
@@ -71,11 +78,12 @@ public:
     Solver(Solver&&) noexcept;
     Solver& operator=(Solver&&) noexcept;
 
-    /// Your matrix: builds its Galerkin hierarchy (galerkin_hierarchy()) down to
+    /// Your matrix: copies it to the backend, which forms its Galerkin hierarchy there (on the
+    /// device for CUDA; the same products as galerkin_hierarchy()) down to
     /// SolverOptions::coarse_level, with the direct coarse solve lowered further where the grid
-    /// allows until that level has at most max_direct_coarse_unknowns nodes, and copies every
-    /// level to the backend. The host hierarchy is not kept. Edge rows that GridMatrix scaled to
-    /// the identity have their b scaled at every solve, so x solves the system as given.
+    /// allows until that level has at most max_direct_coarse_unknowns nodes. Edge rows that
+    /// GridMatrix scaled to the identity have their b scaled at every solve, so x solves the
+    /// system as given.
     void setup(const GridMatrix& A);
     /// A hierarchy built elsewhere (rediscretized_hierarchy() of a case, say), used as given.
     void setup(const Hierarchy& hierarchy);
@@ -99,6 +107,11 @@ public:
     /// staging copy on the host (double and mixed precision; single precision converts them on
     /// the host). b and x may be the same array: b is read before x is written.
     SolveReport solve(const double* b, double* x, InitialGuess guess, const StepCallback& on_step = {});
+    /// Solves the problem of the last setup(CaseSpec, level) from a zero guess, with its load
+    /// vector assembled and its relative L2 error measured where the solve runs (on the device
+    /// for CUDA): neither b nor x travels, unless `x` is given, which then receives the solution.
+    /// Throws input_error if the last setup was not a case's.
+    CaseSolveReport solve_case(std::vector<double>* x = nullptr, const StepCallback& on_step = {});
 
     const SolverOptions& options() const { return options_; }
     BackendKind backend() const { return backend_; }  ///< the backend in use (never automatic)
@@ -142,6 +155,9 @@ private:
     int setups_ = 0;
     int solves_ = 0;
     std::vector<std::pair<std::size_t, double>> scaled_rows_;
+    /// The case of the last setup(CaseSpec, level): its finest mesh and exact solution.
+    struct CaseOnMesh;
+    std::unique_ptr<CaseOnMesh> case_;
     // Serialises setup() and solve() (see the file comment); held through a pointer so that a
     // Solver stays movable.
     struct Guard;

@@ -2,13 +2,13 @@
 #include "commands.hpp"
 #include "flag_spelling.hpp"
 #include "json_writer.hpp"
+#include "progress.hpp"
 #include "solve_problem.hpp"
 #include "tables.hpp"
 
 #include <adimg/io.hpp>
 #include <adimg/error.hpp>
 #include <adimg/solver.hpp>
-#include <adimg/pinned_memory.hpp>
 
 #include <Eigen/SparseCore>
 
@@ -98,21 +98,6 @@ std::string digits_of(const SolveReport& report, const SolverOptions& options) {
     return text;
 }
 
-/// Solves from a zero guess with b and x in page-locked memory when the solver runs on the GPU,
-/// so that they travel without a staging copy on the host, as an application that solves often
-/// would keep them. The solve time includes their transfers to and from the device; the copies
-/// of b into pinned memory and of x out of it, made once here, are outside it, as they would be
-/// outside an application's solves that keep b and x pinned.
-SolveReport solve_from_pinned(Solver& solver, const std::vector<double>& b, std::vector<double>& x,
-                              const StepCallback& on_step) {
-    if (solver.backend() != BackendKind::cuda) return solver.solve(b, x, on_step);
-    const pinned_vector<double> b_pinned(b.begin(), b.end());
-    pinned_vector<double> x_pinned(b.size());
-    const SolveReport report = solver.solve(b_pinned.data(), x_pinned.data(), InitialGuess::zero, on_step);
-    x.assign(x_pinned.begin(), x_pinned.end());
-    return report;
-}
-
 /// Eigen's sparse Cholesky, in float if `single`, else in double. The solution is checked: a
 /// singular matrix gives non-finite values (or a non-finite defect), which fail the solve.
 std::vector<double> solve_directly(Problem& problem, bool single, Outcome& outcome) {
@@ -120,7 +105,10 @@ std::vector<double> solve_directly(Problem& problem, bool single, Outcome& outco
     outcome.setup_seconds = problem.preparation_seconds;
     std::printf("direct solve (Eigen SimplicialLDLT) in %s, %zu unknowns\n", single ? "float" : "double", system.b.size());
     const auto start = std::chrono::steady_clock::now();
-    std::vector<double> x = direct_solve(system.A, system.b, single);
+    std::vector<double> x = [&] {
+        const Progress progress("direct solve");
+        return direct_solve(system.A, system.b, single);
+    }();
     outcome.solve_seconds = seconds_since(start);
     std::printf("%s %.3f s, solve %.3f s\n", problem.preparation, outcome.setup_seconds, outcome.solve_seconds);
     const Eigen::VectorXd Ax = to_eigen(system.A) * Eigen::Map<const Eigen::VectorXd>(x.data(), static_cast<Eigen::Index>(x.size()));
@@ -140,10 +128,14 @@ std::vector<double> solve_directly(Problem& problem, bool single, Outcome& outco
 
 /// Sets the solver up for the problem and solves, printing the options, the levels, the
 /// convergence history (unless `quiet`), the status and the times.
-SolveReport solve_multigrid(Problem& problem, Solver& solver, bool quiet, std::vector<double>& x, Outcome& outcome) {
+SolveReport solve_multigrid(Problem& problem, Solver& solver, bool quiet, bool keep_x, std::vector<double>& x,
+                            Outcome& outcome) {
     if (!solver.notice().empty()) std::printf("%s\n", solver.notice().c_str());
     std::printf("backend %s\n%s\n", solver.device_name().c_str(), describe(solver.options()).c_str());
-    problem.setup(solver);
+    {
+        const Progress progress("setup (" + std::string(problem.galerkin ? "Galerkin" : "assembled") + " levels)");
+        problem.setup(solver);
+    }
     outcome.setup_seconds = problem.preparation_seconds + solver.setup_seconds();
     outcome.preparation_seconds = problem.preparation_seconds;
     outcome.solver_setup = solver.setup_times();
@@ -152,7 +144,10 @@ SolveReport solve_multigrid(Problem& problem, Solver& solver, bool quiet, std::v
         print_levels(stdout, solver.levels());
         std::printf("convergence:\n");
     }
-    const SolveReport report = solve_from_pinned(solver, problem.b, x, history_printer(stdout, quiet));
+    const SolveReport report = [&] {
+        const Progress progress("solve");
+        return problem.solve(solver, keep_x, x, history_printer(stdout, quiet), outcome.accuracy);
+    }();
     outcome.solve_seconds = report.solve_seconds;
     outcome.ok = report.ok();
     if (!report.ok())
@@ -233,16 +228,15 @@ void write_json(const std::string& path, const Problem& problem, Method method, 
     json.save(path);
 }
 
-/// The accuracy of x, and x written to --out: a failed solve only with --write-failed, and then
-/// the file's comment line says that it is not a solution.
-void finish(const Problem& problem, const std::vector<double>& x, const std::string& out_path, bool write_failed,
-            Outcome& outcome) {
-    outcome.accuracy = problem.accuracy(x);
+/// x written to --out: a failed solve only with --write-failed, and then the file's comment line
+/// says that it is not a solution.
+void finish(const std::vector<double>& x, const std::string& out_path, bool write_failed, Outcome& outcome) {
     if (out_path.empty()) return;
     if (!outcome.ok && !write_failed) {
         std::printf("did not write %s: %s (--write-failed writes it anyway)\n", out_path.c_str(), outcome.failure.c_str());
         return;
     }
+    const Progress progress("writing " + out_path);
     write_matrix_market(out_path, x,
                         outcome.ok ? "written by adimg"
                                    : "written by adimg with --write-failed: NOT A SOLUTION: " + outcome.failure);
@@ -306,14 +300,18 @@ int run_solve(const std::vector<std::string>& args) {
     Outcome outcome;
     if (method == Method::direct) {
         x = solve_directly(*problem, options.precision == Precision::single, outcome);
-        finish(*problem, x, out_path, write_failed, outcome);
+        outcome.accuracy = problem->accuracy(x);
+        finish(x, out_path, write_failed, outcome);
         if (!json_path.empty()) write_json(json_path, *problem, method, nullptr, nullptr, outcome);
         return outcome.ok ? 0 : 1;
     }
     options.coarse_level = std::min(options.coarse_level, problem->level);
-    Solver solver(options);
-    const SolveReport report = solve_multigrid(*problem, solver, quiet, x, outcome);
-    finish(*problem, x, out_path, write_failed, outcome);
+    Solver solver = [&] {
+        const Progress progress("starting the backend");
+        return Solver(options);
+    }();
+    const SolveReport report = solve_multigrid(*problem, solver, quiet, !out_path.empty(), x, outcome);
+    finish(x, out_path, write_failed, outcome);
     if (!json_path.empty()) write_json(json_path, *problem, method, &solver, &report, outcome);
     return outcome.ok ? 0 : 1;
 }

@@ -1,10 +1,13 @@
 #include "solve_problem.hpp"
 
+#include "progress.hpp"
+
 #include "../common/scaled_norm.hpp"
 
 #include <adimg/error.hpp>
 #include <adimg/grid.hpp>
 #include <adimg/io.hpp>
+#include <adimg/pinned_memory.hpp>
 
 #include <cmath>
 #include <cstdio>
@@ -27,30 +30,49 @@ public:
         std::printf("case %s: %s; level %d\n", spec.name.c_str(), spec.description.c_str(), level);
         const auto start = std::chrono::steady_clock::now();
         mesh_ = spec.mesh(level);
-        b = assemble_load(mesh_, exact_);
         preparation_seconds = seconds_since(start);
     }
 
     DirectSystem direct_system() override {
         const auto start = std::chrono::steady_clock::now();
         bands_ = assemble_stiffness(mesh_);
+        b_ = assemble_load(mesh_, exact_);
         preparation_seconds += seconds_since(start);
-        return {bands_, b};
+        return {bands_, b_};
     }
 
+    /// The case's levels assembled where the solve runs; with Galerkin coarse levels, the finest
+    /// matrix and the load vector on the host.
     void setup(Solver& solver) override {
-        const auto start = std::chrono::steady_clock::now();
-        if (galerkin) {
-            const GridMatrix A(Grid::from_mesh(mesh_), assemble_stiffness(mesh_));
-            preparation_seconds += seconds_since(start);
-            solver.setup(A);
-        } else {
-            solver.setup(spec_, level);  // assembled where the solve runs
+        if (!galerkin) {
+            solver.setup(spec_, level);
+            return;
         }
+        const auto start = std::chrono::steady_clock::now();
+        const GridMatrix A(Grid::from_mesh(mesh_), assemble_stiffness(mesh_));
+        b_ = assemble_load(mesh_, exact_);
+        preparation_seconds += seconds_since(start);
+        solver.setup(A);
+    }
+
+    SolveReport solve(Solver& solver, bool keep_x, std::vector<double>& x, const StepCallback& on_step,
+                      std::pair<const char*, double>& accuracy) override {
+        if (galerkin) {
+            const SolveReport report = solve_from_pinned(solver, b_, x, on_step);
+            accuracy = this->accuracy(x);
+            return report;
+        }
+        const CaseSolveReport solved = solver.solve_case(keep_x ? &x : nullptr, on_step);
+        accuracy = print_error(solved.relative_l2_error);
+        return solved.report;
     }
 
     std::pair<const char*, double> accuracy(const std::vector<double>& x) const override {
-        const double error = relative_l2_error(mesh_, exact_, x);
+        return print_error(relative_l2_error(mesh_, exact_, x));
+    }
+
+private:
+    static std::pair<const char*, double> print_error(double error) {
         if (std::isfinite(error))
             std::printf("relative L2 error %.7e\n", error);
         else
@@ -58,11 +80,11 @@ public:
         return {"relative_l2_error", error};
     }
 
-private:
     CaseSpec spec_;
     PolynomialProblem exact_;
     TensorMesh mesh_;
     NineBands<double> bands_;
+    std::vector<double> b_;  ///< only for the direct solve and Galerkin coarse levels
 };
 
 /// A user's system from Matrix Market files; its coarse levels are Galerkin products.
@@ -73,7 +95,7 @@ public:
         kind = "matrix";
         name = file;
         level = A_.grid().finest_level();
-        b = std::move(rhs);
+        b_ = std::move(rhs);
         preparation = "reading";
         preparation_seconds = read_seconds;
         galerkin = true;
@@ -86,14 +108,21 @@ public:
     }
 
     DirectSystem direct_system() override {
-        solver_b_ = A_.solver_rhs(b);
+        solver_b_ = A_.solver_rhs(b_);
         return {A_.bands(), solver_b_};
     }
 
     void setup(Solver& solver) override { solver.setup(A_); }
 
+    SolveReport solve(Solver& solver, bool, std::vector<double>& x, const StepCallback& on_step,
+                      std::pair<const char*, double>& accuracy) override {
+        const SolveReport report = solve_from_pinned(solver, b_, x, on_step);
+        accuracy = this->accuracy(x);
+        return report;
+    }
+
     std::pair<const char*, double> accuracy(const std::vector<double>& x) const override {
-        const double relative = relative_defect(b, A_.multiply(x));
+        const double relative = relative_defect(b_, A_.multiply(x));
         if (std::isfinite(relative))
             std::printf("relative defect ||b - A x|| / ||b|| %.3e\n", relative);
         else
@@ -103,6 +132,7 @@ public:
 
 private:
     GridMatrix A_;
+    std::vector<double> b_;
     std::vector<double> solver_b_;  ///< b as the direct solve takes it (scaled edge rows)
 };
 
@@ -139,6 +169,7 @@ std::unique_ptr<Problem> read_matrix_problem(const MatrixOptions& m) {
         throw input_error("--matrix needs --grid MXxMY, the grid of the matrix (row p = j*MX + i for node (i, j))");
     if (m.rhs.empty()) throw input_error("--matrix needs --rhs FILE, the right-hand side (Matrix Market)");
     const auto start = std::chrono::steady_clock::now();
+    const Progress progress("reading " + m.matrix + " and " + m.rhs);
     GridMatrix A = GridMatrix::from_eigen(read_grid(m), read_matrix_market_matrix(m.matrix));
     std::vector<double> b = read_matrix_market_vector(m.rhs);
     if (b.size() != A.grid().nodes())
@@ -148,6 +179,16 @@ std::unique_ptr<Problem> read_matrix_problem(const MatrixOptions& m) {
 }
 
 }  // namespace
+
+SolveReport solve_from_pinned(Solver& solver, const std::vector<double>& b, std::vector<double>& x,
+                              const StepCallback& on_step) {
+    if (solver.backend() != BackendKind::cuda) return solver.solve(b, x, on_step);
+    const pinned_vector<double> b_pinned(b.begin(), b.end());
+    pinned_vector<double> x_pinned(b.size());
+    const SolveReport report = solver.solve(b_pinned.data(), x_pinned.data(), InitialGuess::zero, on_step);
+    x.assign(x_pinned.begin(), x_pinned.end());
+    return report;
+}
 
 double relative_defect(const std::vector<double>& b, const std::vector<double>& Ax) {
     std::vector<double> d(b.size());

@@ -1,8 +1,8 @@
 #pragma once
 // What `adimg solve` solves: a case (--case or --case-file) on a level, or a user's system
-// (--matrix with --grid and --rhs). Either gives its right-hand side, its matrix as the direct
-// solve and the multigrid setup take it, and the accuracy of a solution, so that each solver's
-// sequence is written once for both.
+// (--matrix with --grid and --rhs). Either gives its matrix and right-hand side as the direct
+// solve and the multigrid solver take them, and the accuracy of a solution, so that each
+// solver's sequence is written once for both.
 
 #include "cli_options.hpp"
 
@@ -39,17 +39,29 @@ public:
     virtual DirectSystem direct_system() = 0;
     /// Sets up the multigrid solver; assembling the case's levels counts as preparation.
     virtual void setup(Solver& solver) = 0;
+    /// Solves with the solver of setup() from a zero guess; x receives the solution if
+    /// `keep_x` (a case's solve may leave it where it was computed). `accuracy` receives the
+    /// JSON key and value of accuracy(), which this prints.
+    virtual SolveReport solve(Solver& solver, bool keep_x, std::vector<double>& x, const StepCallback& on_step,
+                              std::pair<const char*, double>& accuracy) = 0;
     /// Prints the accuracy of x; returns its JSON key and value.
     virtual std::pair<const char*, double> accuracy(const std::vector<double>& x) const = 0;
 
     std::string kind;  ///< "case" or "matrix": the JSON key of `name`
     std::string name;  ///< the case's name, or the matrix file
     int level = 0;     ///< of the finest grid
-    std::vector<double> b;
     const char* preparation = "";      ///< what preparation_seconds timed: "assembly" or "reading"
     double preparation_seconds = 0.0;  ///< before the solver's own setup
     bool galerkin = false;             ///< the coarse levels are Galerkin products R A P of the finest matrix
 };
+
+/// Solves from a zero guess with b and x in page-locked memory when the solver runs on the GPU,
+/// so that they travel without a staging copy on the host, as an application that solves often
+/// would keep them. The solve time includes their transfers to and from the device; the copies
+/// of b into pinned memory and of x out of it, made once here, are outside it, as they would be
+/// outside an application's solves that keep b and x pinned.
+SolveReport solve_from_pinned(Solver& solver, const std::vector<double>& b, std::vector<double>& x,
+                              const StepCallback& on_step);
 
 /// ||b - Ax|| / ||b|| (||b - Ax|| if b = 0), with norms that neither overflow nor underflow for
 /// finite values (a right-hand side of 1e170 has a relative defect, not NaN).

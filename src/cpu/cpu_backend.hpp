@@ -8,6 +8,7 @@
 
 #include "../solver/backend.hpp"
 #include "../solver/coarse_factor.hpp"
+#include "../solver/galerkin.hpp"
 #include "../solver/stencil.hpp"
 
 #include "../solver/scalar_ratio.hpp"
@@ -77,6 +78,31 @@ public:
     /// Bytes the backend holds besides the levels: none (the line sweeps allocate their small
     /// per-thread buffers for the duration of a sweep).
     std::size_t workspace_bytes() const { return 0; }
+
+    // --- a user's matrix and the built-in problems where the solve runs (engine.hpp) ---------
+    /// An mx x my matrix of zeros, for a Galerkin level.
+    template <class T>
+    matrix<T> make_matrix(int mx, int my) { return matrix<T>(mx, my); }
+    /// coarse = R fine P (galerkin_row.hpp), into coarse's storage.
+    void galerkin_coarse(const matrix<double>& fine, const vector<double>& split_x, const vector<double>& split_y,
+                         matrix<double>& coarse) {
+        adimg::galerkin_coarse(fine, split_x, split_y, coarse);
+    }
+    void download(const matrix<double>& A, NineBands<double>& host) { host = A; }
+    /// b = the load vector of the problem on `mesh`.
+    template <class T>
+    void assemble_load(const TensorMesh& mesh, const PolynomialProblem& problem, vector<T>& b) {
+        const std::vector<double> load = adimg::assemble_load(mesh, problem);
+        b.assign(load.begin(), load.end());
+    }
+    /// The relative L2 error of the nodal values x against the problem's exact solution.
+    template <class T>
+    double relative_l2_error(const TensorMesh& mesh, const PolynomialProblem& problem, const vector<T>& x) {
+        if constexpr (std::is_same_v<T, double>)
+            return adimg::relative_l2_error(mesh, problem, x);
+        else
+            return adimg::relative_l2_error(mesh, problem, std::vector<double>(x.begin(), x.end()));
+    }
 
     // --- stencil operations -----------------------------------------------------------------
     /// d = b - A x

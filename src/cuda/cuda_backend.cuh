@@ -16,10 +16,16 @@
 #include "../solver/backend.hpp"
 #include "../solver/coarse_factor.hpp"
 
+#include "../problems/node_distances.hpp"
+
 #include "../common/scaled_norm.hpp"
 
 #include <adimg/nine_bands.hpp>
 #include <adimg/problems.hpp>
+
+#include <thrust/execution_policy.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/transform_reduce.h>
 
 #include <algorithm>
 #include <cmath>
@@ -59,11 +65,10 @@ public:
         update_values(A, M);
         return M;
     }
+    /// New values from the host, converted on all host cores on the way (transfers.cuh).
     template <class T>
     void update_values(const NineBands<double>& A, matrix<T>& M) {
-        const std::vector<T> converted(A.values.begin(), A.values.end());
-        ADIMG_CUDA_CHECK(cudaMemcpyAsync(M.values.data(), converted.data(), converted.size() * sizeof(T),
-                                         cudaMemcpyHostToDevice, stream()));
+        transfers_.upload(A.values.data(), A.values.size(), M.values);
         if (M.transposed.size() == M.values.size()) lines_.transpose_bands(M);
         ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream()));
     }
@@ -83,6 +88,59 @@ public:
         if (M.transposed.size() == M.values.size()) lines_.transpose_bands(M);
         ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream()));  // hx and hy go out of scope
     }
+    /// An mx x my matrix whose values are set next (a Galerkin level).
+    template <class T>
+    matrix<T> make_matrix(int mx, int my) {
+        return matrix<T>{mx, my, vector<T>(9 * static_cast<std::size_t>(mx) * my, Uninitialised{}), {}};
+    }
+    /// A level of another precision from a double matrix on the device.
+    template <class T>
+    matrix<T> make_matrix(const matrix<double>& A) {
+        matrix<T> M = make_matrix<T>(A.mx, A.my);
+        update_values(A, M);
+        return M;
+    }
+    template <class T>
+    void update_values(const matrix<double>& A, matrix<T>& M) {
+        scale_convert(1.0, A.values, M.values);  // exact for double, rounded once for float
+        if (M.transposed.size() == M.values.size()) lines_.transpose_bands(M);
+    }
+    /// coarse = R fine P (galerkin_row.hpp), one coarse row per thread.
+    void galerkin_coarse(const matrix<double>& fine, const vector<double>& split_x, const vector<double>& split_y,
+                         matrix<double>& coarse) {
+        launch_("galerkin_coarse kernel", kernels::galerkin_coarse<double>, tiles(coarse.mx, coarse.my), block2d(), 0,
+                fine.values.data(), fine.mx, fine.my, split_x.data(), split_y.data(), coarse.values.data());
+        if (coarse.transposed.size() == coarse.values.size()) lines_.transpose_bands(coarse);
+    }
+    void download(const matrix<double>& A, NineBands<double>& host) {
+        host = NineBands<double>(A.mx, A.my);
+        ADIMG_CUDA_CHECK(cudaMemcpyAsync(host.values.data(), A.values.data(), host.values.size() * sizeof(double),
+                                         cudaMemcpyDeviceToHost, stream()));
+        ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream()));
+    }
+    /// b = the load vector of the problem on `mesh`, assembled on the device (q1_element.hpp).
+    template <class T>
+    void assemble_load(const TensorMesh& mesh, const PolynomialProblem& problem, vector<T>& b) {
+        const MeshOnDevice m(*this, mesh);
+        launch_("assemble_load kernel", kernels::assemble_load<T>, tiles(mesh.mx(), mesh.my()), block2d(), 0, m.hx.data(),
+                m.hy.data(), m.dx(), m.dy(), mesh.mx(), mesh.my(), problem, b.data());
+        ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream()));  // m goes out of scope
+    }
+    /// The relative L2 error of the nodal values x against the problem's exact solution: a
+    /// Thrust transform-reduce over the elements.
+    template <class T>
+    double relative_l2_error(const TensorMesh& mesh, const PolynomialProblem& problem, const vector<T>& x) {
+        const MeshOnDevice m(*this, mesh);
+        const kernels::ElementL2Parts<T> parts{m.hx.data(), m.hy.data(), m.dx(), m.dy(), mesh.mx(), mesh.x.elements(),
+                                               x.data(), problem};
+        const long long elements = static_cast<long long>(mesh.x.elements()) * mesh.y.elements();
+        const double2 sums =
+            thrust::transform_reduce(thrust::cuda::par.on(stream()), thrust::counting_iterator<long long>(0),
+                                     thrust::counting_iterator<long long>(elements), parts, make_double2(0.0, 0.0),
+                                     kernels::AddPairs{});
+        return std::sqrt(sums.x / sums.y);
+    }
+
     template <class T>
     void upload(const double* host, std::size_t n, vector<T>& v) { transfers_.upload(host, n, v); }
     template <class T>
@@ -297,6 +355,22 @@ private:
         return dim3((nx + kernels::tile_x - 1) / kernels::tile_x, (ny + kernels::tile_y - 1) / kernels::tile_y);
     }
     static int blocks(std::size_t n) { return static_cast<int>(std::clamp<std::size_t>((n + 255) / 256, 1, 4 * 1024)); }
+    /// A mesh's element widths and node distances on the device, for the assembly kernels.
+    struct MeshOnDevice {
+        vector<double> hx, hy, x_low, x_high, y_low, y_high;
+        MeshOnDevice(CudaBackend& be, const TensorMesh& mesh)
+            : MeshOnDevice(be, mesh, NodeDistances(mesh.x), NodeDistances(mesh.y)) {}
+        MeshOnDevice(CudaBackend& be, const TensorMesh& mesh, const NodeDistances& dx, const NodeDistances& dy)
+            : hx(be.on_device(mesh.x.widths)),
+              hy(be.on_device(mesh.y.widths)),
+              x_low(be.on_device(dx.from_low)),
+              x_high(be.on_device(dx.from_high)),
+              y_low(be.on_device(dy.from_low)),
+              y_high(be.on_device(dy.from_high)) {}
+        EndDistances dx() const { return {x_low.data(), x_high.data()}; }
+        EndDistances dy() const { return {y_low.data(), y_high.data()}; }
+    };
+
     /// A small host array on the device (element widths), copied before this returns.
     vector<double> on_device(const std::vector<double>& host) {
         vector<double> v(host.size(), Uninitialised{});

@@ -17,6 +17,12 @@
 //   upload(host, n, v)         n values from host memory into v (exactly n entries); also
 //                              upload(std::vector<double>, v)
 //   download(v, host)          v into host memory that holds v.size() values
+//   make_matrix<T>(mesh)       a built-in problem's stiffness matrix assembled where the backend
+//                              runs; update_values(mesh, M) assembles into M
+//   make_matrix<T>(mx, my)     a matrix of that grid whose values are set next
+//   make_matrix<T>(M), update_values(M, N)  a copy of a double matrix in the backend's memory,
+//                              in precision T
+//   download(M, bands)         a double matrix into host bands (the coarsest grid's, for its factor)
 //   bytes(M)                   static: the memory a matrix holds
 //   workspace_bytes()          memory the backend holds besides the levels
 //   name()                     the device, for reports
@@ -40,6 +46,11 @@
 //                                          host bands (input_error if singular), x = A^-1 b
 //
 // Vectors; dot products and norms accumulate in double whatever T is
+// Setup where the backend runs (engine.hpp)
+//   galerkin_coarse(A, tx, ty, C)          C = R A P (galerkin_row.hpp) in double, into C's storage
+//   assemble_load(mesh, problem, b)        b = the built-in problem's load vector (q1_element.hpp)
+//   relative_l2_error(mesh, problem, x)    its relative L2 error for nodal values x, to the host
+//
 //   fill(v, value), copy(src, dst), scale_convert(alpha, src, dst) (dst = alpha src, converting)
 //   dot(x, y), norm2(x)                    returned to the host (a synchronisation)
 //   dot(x, y, out)                         *out = x·y with out in the backend's memory

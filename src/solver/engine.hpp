@@ -6,6 +6,7 @@
 #include <adimg/error.hpp>
 #include <adimg/solver.hpp>
 
+#include "galerkin_levels.hpp"
 #include "multigrid.hpp"
 #include "refinement.hpp"
 
@@ -35,9 +36,16 @@ public:
     virtual void setup(const Hierarchy& hierarchy) = 0;
     /// The levels of a built-in or case-file problem, assembled where the solve runs.
     virtual void setup(const MeshHierarchy& meshes) = 0;
+    /// A user's matrix: its coarse levels formed as Galerkin products where the solve runs.
+    virtual void setup(const GalerkinSource& source) = 0;
     /// b and the initial guess (nullptr: zero) hold the matrix's rows.
     virtual SolveReport solve(const double* b, const double* guess, const SolutionDestination& x,
                               const StepCallback& on_step) = 0;
+    /// The built-in problem on `mesh` (the finest mesh of the last setup) from a zero guess, its
+    /// load vector assembled and its relative L2 error measured where the solve runs: `error`
+    /// receives the error, and x (unless nullptr) the solution.
+    virtual SolveReport solve_problem(const TensorMesh& mesh, const PolynomialProblem& problem, double* x, double& error,
+                                      const StepCallback& on_step) = 0;
     virtual std::vector<LevelInfo> levels() const = 0;
     virtual std::string device_name() const = 0;
     /// How many setups allocated storage; a setup with the grids of the previous one only
@@ -61,33 +69,85 @@ public:
         if (options_.precision != Precision::mixed) options_.inner = {InnerStop::Kind::cycles, 1};
     }
 
-    void setup(const Hierarchy& hierarchy) override { setup_levels(hierarchy); }
-    void setup(const MeshHierarchy& meshes) override { setup_levels(meshes); }
+    void setup(const Hierarchy& hierarchy) override {
+        forget_galerkin();
+        setup_levels(hierarchy);
+    }
+    void setup(const MeshHierarchy& meshes) override {
+        forget_galerkin();
+        if (options_.precision == Precision::mixed && !same_shape(meshes))
+            build_mixed(meshes);
+        else
+            setup_levels(meshes);
+    }
+    void setup(const GalerkinSource& source) override {
+        if (!same_galerkin_grids(source)) {
+            forget_galerkin();
+            for (int l = 0; l + 1 < source.levels(); ++l) {
+                galerkin_split_x_.push_back(be_.template make_vector<double>(source.split_x[l].size()));
+                galerkin_split_y_.push_back(be_.template make_vector<double>(source.split_y[l].size()));
+                galerkin_.push_back(be_.template make_matrix<double>(static_cast<int>(source.split_x[l].size()) + 1,
+                                                                     static_cast<int>(source.split_y[l].size()) + 1));
+            }
+            galerkin_.push_back(be_.template make_matrix<double>(*source.finest));
+        } else {
+            be_.update_values(*source.finest, galerkin_.back());
+        }
+        for (int l = source.levels() - 2; l >= 0; --l) {
+            be_.upload(source.split_x[l], galerkin_split_x_[l]);
+            be_.upload(source.split_y[l], galerkin_split_y_[l]);
+            be_.galerkin_coarse(galerkin_[l + 1], galerkin_split_x_[l], galerkin_split_y_[l], galerkin_[l]);
+        }
+        BackendLevels<DoubleMatrix> levels;
+        for (int l = 0; l < source.levels(); ++l) {
+            BackendLevel<DoubleMatrix> level{source.coarsest_level + l, &galerkin_[l], {}, {}, {}};
+            if (l + 1 < source.levels()) {
+                level.split_x = source.split_x[l];
+                level.split_y = source.split_y[l];
+            }
+            levels.levels.push_back(std::move(level));
+        }
+        be_.download(galerkin_.front(), levels.levels.front().host);
+        setup_levels(levels);
+    }
 
     SolveReport solve(const double* b, const double* guess, const SolutionDestination& x,
                       const StepCallback& on_step) override {
-        SolveReport report;
-        switch (options_.precision) {
-        case Precision::double_:
-            run(*outer_double_, mg_double_->finest_matrix(), *mg_double_, b, guess, x, on_step, report, false);
-            break;
-        case Precision::single:
-            run(*outer_float_, mg_float_->finest_matrix(), *mg_float_, b, guess, x, on_step, report, false);
-            break;
-        case Precision::mixed:
-            run(*outer_double_, *A_double_, *mg_float_, b, guess, x, on_step, report, options_.fallback_to_double);
-            break;
-        }
-        return report;
+        auto load = [&](auto& v) {
+            be_.upload(b, v.b.size(), v.b);
+            if (guess)
+                be_.upload(guess, v.x.size(), v.x);
+            else
+                be_.fill(v.x, typename std::decay_t<decltype(v)>::value_type(0));
+            if (x.make_room) x.make_room();
+        };
+        auto finish = [&](const auto& solution) { be_.download(solution, x.get()); };
+        return solve_with(load, !guess, finish, on_step);
+    }
+
+    SolveReport solve_problem(const TensorMesh& mesh, const PolynomialProblem& problem, double* x, double& error,
+                              const StepCallback& on_step) override {
+        auto load = [&](auto& v) {
+            be_.assemble_load(mesh, problem, v.b);
+            be_.fill(v.x, typename std::decay_t<decltype(v)>::value_type(0));
+        };
+        auto finish = [&](const auto& solution) {
+            error = be_.relative_l2_error(mesh, problem, solution);
+            if (x) be_.download(solution, x);
+        };
+        return solve_with(load, true, finish, on_step);
     }
 
     std::vector<LevelInfo> levels() const override {
         std::vector<LevelInfo> out = mg_float_ ? mg_float_->info() : mg_double_->info();
         const long long outer_bytes = outer_double_ ? outer_double_->bytes() : 0;
         // The finest level also carries the outer loop's double matrix and vectors and the
-        // backend's workspace (measured after a solve, it includes what the sweeps allocated).
+        // backend's workspace (measured after a solve, it includes what the sweeps allocated);
+        // each level of a user's matrix, its double Galerkin matrix.
         out.back().bytes += (A_double_ ? static_cast<long long>(Backend::bytes(*A_double_)) : 0) + outer_bytes +
                             static_cast<long long>(be_.workspace_bytes());
+        for (std::size_t l = 0; l < galerkin_.size() && l < out.size(); ++l)
+            out[l].bytes += static_cast<long long>(Backend::bytes(galerkin_[l]));
         return out;
     }
 
@@ -98,8 +158,53 @@ public:
     }
 
 private:
-    /// The levels of a Hierarchy or a MeshHierarchy (multigrid.hpp) on the backend: new storage,
-    /// or new values in the storage of the last setup if the grids are the same.
+    using DoubleMatrix = typename Backend::template matrix<double>;
+
+    /// The solve of solve() and solve_problem() in the precisions of the options: load(v) fills
+    /// the outer loop's b and x, finish(x) takes the solution.
+    template <class Load, class Finish>
+    SolveReport solve_with(Load&& load, bool zero_guess, Finish&& finish, const StepCallback& on_step) {
+        SolveReport report;
+        switch (options_.precision) {
+        case Precision::double_:
+            run(*outer_double_, mg_double_->finest_matrix(), *mg_double_, load, zero_guess, finish, on_step, report, false);
+            break;
+        case Precision::single:
+            run(*outer_float_, mg_float_->finest_matrix(), *mg_float_, load, zero_guess, finish, on_step, report, false);
+            break;
+        case Precision::mixed:
+            run(*outer_double_, *finest_double_, *mg_float_, load, zero_guess, finish, on_step, report,
+                options_.fallback_to_double);
+            break;
+        }
+        return report;
+    }
+
+    /// Drops the Galerkin levels of a user's matrix, and the levels made from them.
+    void forget_galerkin() {
+        if (galerkin_.empty()) return;
+        mg_float_.reset();
+        mg_double_.reset();
+        finest_double_ = nullptr;
+        fallback_levels_ = {};
+        galerkin_.clear();
+        galerkin_split_x_.clear();
+        galerkin_split_y_.clear();
+    }
+
+    /// True if `source` has the grids of the Galerkin levels of the last setup.
+    bool same_galerkin_grids(const GalerkinSource& source) const {
+        if (galerkin_.empty() || static_cast<int>(galerkin_.size()) != source.levels()) return false;
+        if (galerkin_.back().mx != source.finest->mx || galerkin_.back().my != source.finest->my) return false;
+        for (int l = 0; l + 1 < source.levels(); ++l)
+            if (galerkin_split_x_[l].size() != source.split_x[l].size() ||
+                galerkin_split_y_[l].size() != source.split_y[l].size())
+                return false;
+        return true;
+    }
+
+    /// The levels of a Hierarchy, a MeshHierarchy or BackendLevels (multigrid.hpp) on the backend:
+    /// new storage, or new values in the storage of the last setup if the grids are the same.
     template <class Levels>
     void setup_levels(const Levels& levels) {
         if (same_shape(levels)) {
@@ -109,6 +214,7 @@ private:
         mg_float_.reset();
         mg_double_.reset();
         A_double_.reset();
+        finest_double_ = nullptr;
         fallback_levels_ = {};
         switch (options_.precision) {
         case Precision::double_:
@@ -119,11 +225,42 @@ private:
             break;
         case Precision::mixed:
             mg_float_.emplace(be_, levels, options_);
-            A_double_.emplace(be_.template make_matrix<double>(matrix_source(levels.finest())));
+            finest_double_ = finest_double_matrix(levels);
             // The double hierarchy of a fallback is built only when a solve needs it.
             if (options_.fallback_to_double) fallback_levels_ = levels;
             break;
         }
+        allocate_outer(levels);
+    }
+
+    /// A mixed solve's levels from meshes, each assembled once, in double: the float levels are
+    /// converted from them and the finest stays for the outer loop (assembling the finest level
+    /// in each precision would assemble it twice).
+    void build_mixed(const MeshHierarchy& meshes) {
+        mg_float_.reset();
+        mg_double_.reset();
+        fallback_levels_ = {};
+        A_double_.emplace(be_.template make_matrix<double>(meshes.finest().mesh));
+        finest_double_ = &*A_double_;
+        std::vector<DoubleMatrix> coarse;
+        coarse.reserve(meshes.levels.size() - 1);
+        BackendLevels<DoubleMatrix> levels;
+        for (std::size_t l = 0; l < meshes.levels.size(); ++l) {
+            const MeshLevel& mesh = meshes.levels[l];
+            if (l + 1 < meshes.levels.size()) coarse.push_back(be_.template make_matrix<double>(mesh.mesh));
+            levels.levels.push_back({mesh.level, l + 1 < meshes.levels.size() ? &coarse.back() : finest_double_,
+                                     mesh.split_x, mesh.split_y, {}});
+        }
+        be_.download(*levels.levels.front().A, levels.levels.front().host);
+        mg_float_.emplace(be_, levels, options_);
+        // The double hierarchy of a fallback is assembled from the meshes when a solve needs it.
+        if (options_.fallback_to_double) fallback_levels_ = meshes;
+        allocate_outer(meshes);
+    }
+
+    /// The outer loop's vectors for the finest grid of `levels`; counts the allocation.
+    template <class Levels>
+    void allocate_outer(const Levels& levels) {
         ++allocations_;
         const auto [mx, my] = grid_of(levels.finest());
         const std::size_t n = static_cast<std::size_t>(mx) * my;
@@ -147,6 +284,18 @@ private:
         if (mg_double_) mg_double_->update_values(levels);
         if (A_double_) be_.update_values(matrix_source(levels.finest()), *A_double_);
         if (options_.precision == Precision::mixed && options_.fallback_to_double) fallback_levels_ = levels;
+    }
+
+    /// The outer loop's double matrix of a mixed solve: the finest Galerkin level itself, or a
+    /// double copy of the finest level.
+    template <class Levels>
+    const DoubleMatrix* finest_double_matrix(const Levels& levels) {
+        if constexpr (std::is_same_v<Levels, BackendLevels<DoubleMatrix>>) {
+            return levels.finest().A;
+        } else {
+            A_double_.emplace(be_.template make_matrix<double>(matrix_source(levels.finest())));
+            return &*A_double_;
+        }
     }
 
     /// The fallback of a mixed solve: double inner cycles on a double hierarchy built when first
@@ -177,6 +326,7 @@ private:
     /// b, x, the next iterate and d of the outer loop, in its precision.
     template <class T>
     struct OuterVectors {
+        using value_type = T;
         typename Backend::template vector<T> b, x, x_next, d;
         OuterVectors(Backend& be, std::size_t n)
             : b(be.template make_vector<T>(n)),
@@ -187,39 +337,38 @@ private:
         long long bytes() const { return count * static_cast<long long>(b.size() * sizeof(T)); }
     };
 
-    template <class Outer, class Inner>
+    template <class Outer, class Inner, class Load, class Finish>
     void run(OuterVectors<Outer>& v, const typename Backend::template matrix<Outer>& A, Multigrid<Backend, Inner>& mg,
-             const double* b, const double* guess, const SolutionDestination& x, const StepCallback& on_step,
-             SolveReport& report, bool may_fall_back) {
+             Load&& load, bool zero_guess, Finish&& finish, const StepCallback& on_step, SolveReport& report,
+             bool may_fall_back) {
         using clock = std::chrono::steady_clock;
         const auto start = clock::now();
-        be_.upload(b, v.b.size(), v.b);
-        if (guess)
-            be_.upload(guess, v.x.size(), v.x);
-        else
-            be_.fill(v.x, Outer(0));
+        load(v);
         report.upload_seconds = std::chrono::duration<double>(clock::now() - start).count();
-        if (x.make_room) x.make_room();
         InnerMultigrid<Backend, Outer, Inner> inner(be_, mg, options_);
         auto inner_step = [&](auto&&... args) { return inner.correct(std::forward<decltype(args)>(args)...); };
         DoubleInner<Outer> fallback{this, may_fall_back};
-        refine<Backend, Outer>(be_, A, v.b, v.x, v.x_next, v.d, !guess, inner_step, fallback, options_, on_step, report);
-        double* solution = x.get();
-        const auto downloading = clock::now();
-        be_.download(v.x, solution);
-        report.download_seconds = std::chrono::duration<double>(clock::now() - downloading).count();
+        refine<Backend, Outer>(be_, A, v.b, v.x, v.x_next, v.d, zero_guess, inner_step, fallback, options_, on_step, report);
+        const auto finishing = clock::now();
+        finish(v.x);
+        report.download_seconds = std::chrono::duration<double>(clock::now() - finishing).count();
     }
 
     SolverOptions options_;
     Backend be_;
     std::optional<Multigrid<Backend, float>> mg_float_;
     std::optional<Multigrid<Backend, double>> mg_double_;
-    std::optional<typename Backend::template matrix<double>> A_double_;
+    std::optional<DoubleMatrix> A_double_;  ///< the finest level in double for a mixed solve, unless galerkin_ holds it
+    const DoubleMatrix* finest_double_ = nullptr;  ///< the outer loop's matrix of a mixed solve
+    /// A user's matrix and its Galerkin products in double, coarsest first, with the split
+    /// positions that made them: the source of the levels of every precision.
+    std::vector<DoubleMatrix> galerkin_;
+    std::vector<typename Backend::template vector<double>> galerkin_split_x_, galerkin_split_y_;
     std::optional<OuterVectors<double>> outer_double_;
     std::optional<OuterVectors<float>> outer_float_;
     /// What a mixed solve's fallback builds its double hierarchy from, when it first needs it: a
     /// copy of the host hierarchy, or just the meshes.
-    std::variant<std::monostate, Hierarchy, MeshHierarchy> fallback_levels_;
+    std::variant<std::monostate, Hierarchy, MeshHierarchy, BackendLevels<DoubleMatrix>> fallback_levels_;
     int allocations_ = 0;  ///< setups that allocated device storage (the rest only updated values)
 };
 

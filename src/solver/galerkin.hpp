@@ -3,6 +3,7 @@
 
 #include <adimg/nine_bands.hpp>
 
+#include <cstddef>
 #include <vector>
 
 namespace adimg {
@@ -12,5 +13,13 @@ namespace adimg {
 /// Throws input_error if the grid cannot be coarsened or the split positions do not fit it.
 NineBands<double> galerkin_coarse(const NineBands<double>& fine, const std::vector<double>& split_x,
                                   const std::vector<double>& split_y);
+
+/// The same into `coarse`, whose storage is reused when it has the coarse grid's size.
+void galerkin_coarse(const NineBands<double>& fine, const std::vector<double>& split_x,
+                     const std::vector<double>& split_y, NineBands<double>& coarse);
+
+/// Throws input_error unless an mx x my grid can be coarsened (odd sizes, at least 3) and the
+/// split positions have one entry per coarse element.
+void check_coarsening(int mx, int my, std::size_t split_x, std::size_t split_y);
 
 }  // namespace adimg

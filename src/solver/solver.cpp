@@ -3,6 +3,7 @@
 
 #include "../problems/mesh_hierarchy.hpp"
 #include "engine.hpp"
+#include "galerkin_levels.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -11,6 +12,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <thread>
+#include <tuple>
 
 namespace adimg {
 namespace {
@@ -72,6 +74,12 @@ private:
 
 }  // namespace
 
+/// The case of the last setup(CaseSpec, level), for solve_case().
+struct Solver::CaseOnMesh {
+    TensorMesh mesh;
+    PolynomialProblem problem;
+};
+
 Solver::Solver(SolverOptions options) : options_(options), guard_(std::make_unique<Guard>()) {
     validate(options_);
     std::string why;
@@ -103,11 +111,18 @@ Solver& Solver::operator=(Solver&&) noexcept = default;
 void Solver::setup(const GridMatrix& A) {
     const GuardLock lock(guard_.get(), "setup");
     const auto start = std::chrono::steady_clock::now();
-    const Hierarchy hierarchy = galerkin_hierarchy(A, coarsest_level(A.grid(), options_));
-    const double hierarchy_seconds = seconds_since(start);
-    setup_locked(hierarchy);
-    hierarchy_seconds_ = hierarchy_seconds;
+    GalerkinSource source;
+    source.finest = &A.bands();
+    source.coarsest_level = coarsest_level(A.grid(), options_);
+    std::tie(source.split_x, source.split_y) = A.grid().split_positions_from(source.coarsest_level);
+    hierarchy_seconds_ = seconds_since(start);
+    const auto backend_start = std::chrono::steady_clock::now();
+    engine_->setup(source);
+    backend_setup_seconds_ = seconds_since(backend_start);
     scaled_rows_ = A.scaled_rows();
+    case_.reset();
+    rows_ = A.bands().rows();
+    ++setups_;
 }
 
 void Solver::setup(const Hierarchy& hierarchy) {
@@ -122,6 +137,7 @@ void Solver::setup(const CaseSpec& problem, int level) {
     const MeshHierarchy meshes = mesh_hierarchy(problem, level, options_.coarse_level);
     hierarchy_seconds_ = seconds_since(start);
     setup_levels(meshes);
+    case_ = std::make_unique<CaseOnMesh>(CaseOnMesh{meshes.finest().mesh, {problem.x.length, problem.y.length}});
 }
 
 void Solver::setup_locked(const Hierarchy& hierarchy) {
@@ -136,6 +152,7 @@ void Solver::setup_levels(const Levels& levels) {
     engine_->setup(levels);
     backend_setup_seconds_ = seconds_since(start);
     scaled_rows_.clear();
+    case_.reset();
     const auto& finest = levels.finest();
     rows_ = static_cast<std::size_t>(grid_of(finest).first) * grid_of(finest).second;
     ++setups_;
@@ -186,6 +203,20 @@ SolveReport Solver::solve_locked(const double* b, double* x, InitialGuess guess,
     const double* rhs = solver_rhs(b);
     const SolutionDestination destination{{}, [x] { return x; }};
     return timed([&] { return engine_->solve(rhs, guess == InitialGuess::given ? x : nullptr, destination, on_step); });
+}
+
+CaseSolveReport Solver::solve_case(std::vector<double>* x, const StepCallback& on_step) {
+    const GuardLock lock(guard_.get(), "solve_case");
+    check_setup();
+    if (!case_)
+        throw input_error("solve_case: the last setup was not a case's; call setup(case, level) first, or solve(b, x) "
+                          "for a matrix of your own");
+    if (x) x->resize(rows_);
+    CaseSolveReport out;
+    out.report = timed([&] {
+        return engine_->solve_problem(case_->mesh, case_->problem, x ? x->data() : nullptr, out.relative_l2_error, on_step);
+    });
+    return out;
 }
 
 const double* Solver::solver_rhs(const double* b) {

@@ -10,6 +10,7 @@
 #include <adimg/problems.hpp>
 
 #include "../../src/problems/mesh_hierarchy.hpp"
+#include "../../src/solver/galerkin.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -518,6 +519,64 @@ TEST_CASE("matrices assembled on the device equal the host assembly entry by ent
             const auto in_float = gpu().make_matrix<float>(m.mesh);
             const std::vector<float> rounded(host_bands.values.begin(), host_bands.values.end());
             CHECK(host(in_float.values) == as_double(rounded));  // each entry rounded once, as on the host
+        }
+    }
+}
+
+TEST_CASE("load vectors and L2 errors computed on the device equal the host's (all cases, L=6..8; A5 at L=10)",
+          "[gpu][assembly]") {
+    std::vector<std::pair<std::string, int>> problems;
+    for (const std::string& name : builtin_case_names())
+        for (int level = 6; level <= 8; ++level) problems.emplace_back(name, level);
+    problems.emplace_back("A5", 10);
+    for (const auto& [name, level] : problems) {
+        INFO(name << " at L=" << level);
+        const CaseSpec spec = builtin_case(name);
+        const TensorMesh mesh = spec.mesh(level);
+        const PolynomialProblem problem{spec.x.length, spec.y.length};
+        const std::vector<double> b = assemble_load(mesh, problem);
+        DeviceVector<double> b_device = poisoned<double>(b.size());
+        gpu().assemble_load(mesh, problem, b_device);
+        CHECK(difference(host(b_device), b) <= 1e-14);
+        // The error of a perturbed exact solution: nodal values u0 (1 + 1e-3 sin p).
+        std::vector<double> u(b.size());
+        for (int j = 0; j < mesh.my(); ++j)
+            for (int i = 0; i < mesh.mx(); ++i) {
+                const double x = 1.0 * i / (mesh.mx() - 1), y = 1.0 * j / (mesh.my() - 1);
+                const std::size_t p = static_cast<std::size_t>(j) * mesh.mx() + i;
+                u[p] = x * (1 - x) * y * (1 - y) * (1.0 + 1e-3 * std::sin(double(p)));
+            }
+        const double host_error = relative_l2_error(mesh, problem, u);
+        const double device_error = gpu().relative_l2_error(mesh, problem, device<double>(u));
+        CHECK(std::abs(device_error - host_error) <= 1e-12 * host_error);
+        const double float_error = gpu().relative_l2_error(mesh, problem, device<float>(u));
+        CHECK(std::abs(float_error - relative_l2_error(mesh, problem, as_double(as<float>(u)))) <= 1e-12 * host_error);
+    }
+}
+
+TEST_CASE("Galerkin products formed on the device equal the host's bit for bit, and convert to float as on the host "
+          "(A3 and A5 with their split positions, L=8)",
+          "[gpu][galerkin]") {
+    for (const std::string name : {"A3", "A5"}) {
+        INFO(name);
+        const CaseSpec spec = builtin_case(name);
+        NineBands<double> fine = assemble_stiffness(spec.mesh(8));
+        auto fine_device = gpu().make_matrix<double>(fine);
+        for (int level = 7; level >= 5; --level) {
+            INFO("level " << level);
+            const std::vector<double> split_x = split_positions(refine(spec.x, level), refine(spec.x, level + 1));
+            const std::vector<double> split_y = split_positions(refine(spec.y, level), refine(spec.y, level + 1));
+            const NineBands<double> coarse = galerkin_coarse(fine, split_x, split_y);
+            auto coarse_device = gpu().make_matrix<double>(coarse.mx, coarse.my);
+            gpu().galerkin_coarse(fine_device, device<double>(split_x), device<double>(split_y), coarse_device);
+            CHECK(host(coarse_device.values) == coarse.values);
+            const auto in_float = gpu().make_matrix<float>(coarse_device);
+            CHECK(host(in_float.values) == as_double(as<float>(coarse.values)));
+            NineBands<double> downloaded;
+            gpu().download(coarse_device, downloaded);
+            CHECK(downloaded.values == coarse.values);
+            fine = coarse;
+            fine_device = std::move(coarse_device);
         }
     }
 }
