@@ -1,0 +1,114 @@
+// adimg-mpi: `mpirun -np P adimg-mpi solve --case A2 --level 9 [options of adimg solve]`, the
+// multigrid solve of a case over P MPI ranks (adimg::DistributedSolver). Every rank assembles and
+// solves its strip; rank 0 prints.
+
+#include <adimg/distributed.hpp>
+#include <adimg/error.hpp>
+
+#include "../cli/cli_options.hpp"
+#include "../cli/flag_spelling.hpp"
+
+#include <mpi.h>
+
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace adimg;
+using namespace adimg::cli;
+
+constexpr const char* usage =
+    "usage: mpirun -np P adimg-mpi solve --case A2 --level 9 [--smoother adi --lines ppt --precision mixed ...]";
+
+const Choices<DistributedLines> line_methods = {{"ppt", DistributedLines::ppt}, {"pdd", DistributedLines::pdd}};
+
+/// The solve of one case; prints on rank 0. Returns 0 if it converged, else 1.
+int run_solve(const std::vector<std::string>& args, int rank) {
+    ProblemOptions problem_options;
+    SolverOptions options;
+    DistributedLines lines = DistributedLines::ppt;
+    bool quiet = false;
+    po::options_description desc("solve options");
+    add_problem_options(desc, problem_options, 8);
+    desc.add_options()
+        ("lines", named_choice(lines, "lines", line_methods),
+         "the ADI y-lines across the ranks: ppt (exact), or pdd where the line matrices are diagonally dominant enough "
+         "for it to be exact in the level's precision (ppt elsewhere)")
+        ("quiet,q", po::bool_switch(&quiet), "print only the summary");
+    po::options_description solver_desc("solver options (the fields of adimg::SolverOptions)");
+    add_solver_options(solver_desc, options);
+    desc.add(solver_desc);
+    // Only rank 0 prints the help.
+    std::streambuf* const kept = std::cout.rdbuf();
+    if (rank != 0) std::cout.rdbuf(nullptr);
+    const bool go = parse_command_line(args, desc, usage);
+    std::cout.rdbuf(kept);
+    if (!go) return 0;
+    const CaseSpec problem = resolve_case(problem_options);
+    check_level(problem_options.level, 9 * 4 + 12 * 8, "the distributed solve");
+    options.coarse_level = std::min(options.coarse_level, problem_options.level);
+
+    DistributedSolver solver(MPI_COMM_WORLD, options, lines);
+    const double setup_start = MPI_Wtime();
+    solver.setup(problem, problem_options.level);
+    const double setup_seconds = MPI_Wtime() - setup_start;
+    const TensorMesh mesh = problem.mesh(problem_options.level);
+    const std::vector<double> load = assemble_load(mesh, PolynomialProblem{problem.x.length, problem.y.length});
+    const RowRange rows = solver.rows();
+    const std::size_t offset = static_cast<std::size_t>(rows.first) * solver.mx();
+    std::vector<double> x(static_cast<std::size_t>(rows.count) * solver.mx());
+    const SolveReport report = solver.solve(load.data() + offset, x.data());
+    const std::vector<double> whole = solver.gather(x.data());
+    const CommunicationCounts sent = solver.communication();
+    if (rank != 0) return report.ok() ? 0 : 1;
+
+    const double error = relative_l2_error(mesh, PolynomialProblem{problem.x.length, problem.y.length}, whole);
+    std::printf("case %s, level %d (%d x %d nodes), %d ranks\n", problem.name.c_str(), problem_options.level, mesh.mx(),
+                mesh.my(), solver.ranks());
+    std::printf("backend %s; y-lines %s\n", solver.device_name().c_str(), name_of(line_methods, lines).c_str());
+    if (!quiet) {
+        for (const LineSolveInfo& l : solver.line_solves())
+            std::printf("  level %d %s (%d x %d): y-line dominance %.4g, %d rows per rank, PDD bound %.3g: %s\n", l.level,
+                        l.single ? "float " : "double", l.mx, l.my, l.dominance, l.rows_per_rank, l.pdd_bound,
+                        l.pdd ? "PDD" : "PPT");
+        const double cycles = std::max(report.inner_cycles, 1);
+        std::printf("rank 0 sent per V-cycle: %.1f messages (%.0f bytes) to neighbours, joined %.1f collectives "
+                    "(%.0f bytes)\n",
+                    sent.messages / cycles, sent.message_bytes / cycles, sent.collectives / cycles,
+                    sent.collective_bytes / cycles);
+    }
+    std::printf("status %s, iterations %s, relative L2 error %.10e, setup %.4f s, solve %.4f s\n",
+                to_string(report.status).c_str(), report.iterations().c_str(), error, setup_seconds,
+                report.solve_seconds);
+    if (!report.ok()) std::printf("%s\n", with_flags(report.message).c_str());
+    return report.ok() ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    int status = 2;
+    const std::string command = argc > 1 ? argv[1] : "";
+    try {
+        if (command == "solve")
+            status = run_solve(std::vector<std::string>(argv + 2, argv + argc), rank);
+        else if (rank == 0)
+            std::cerr << (command.empty() || command == "--help" ? "" : "adimg-mpi: unknown command '" + command + "'\n")
+                      << usage << "\n";
+        if (command == "--help") status = 0;
+    } catch (const input_error& e) {  // every rank has the same options: every rank stops here
+        if (rank == 0) std::cerr << "adimg-mpi " << command << ": error: " << with_flags(e.what()) << "\n";
+        status = 2;
+    } catch (const std::exception& e) {  // possibly on some ranks only: the others would wait forever
+        std::cerr << "adimg-mpi " << command << " (rank " << rank << "): internal error: " << e.what() << "\n";
+        MPI_Abort(MPI_COMM_WORLD, 4);
+    }
+    MPI_Finalize();
+    return status;
+}

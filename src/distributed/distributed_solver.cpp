@@ -1,0 +1,146 @@
+// adimg::DistributedSolver: the generic engine (src/solver/engine.hpp) on the distributed
+// backend, with the strips of each setup's levels.
+
+#include <adimg/distributed.hpp>
+#include <adimg/error.hpp>
+#include <adimg/hierarchy.hpp>
+
+#include "../problems/mesh_hierarchy.hpp"
+#include "../solver/engine.hpp"
+#include "distributed_backend.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+namespace adimg {
+
+struct DistributedSolver::State {
+    SolverOptions options;
+    MPI_Comm comm = MPI_COMM_NULL;
+    std::shared_ptr<DistributedContext> context;
+    std::unique_ptr<Engine<DistributedBackend>> engine;
+    bool ready = false;
+    std::vector<std::pair<std::size_t, double>> scaled_rows;  ///< edge rows of a GridMatrix scaled to 1
+    std::vector<double> scaled_b;
+
+    /// The strips of `levels` (coarsest first) over the ranks, before the engine makes them.
+    template <class Levels>
+    void lay_out(const Levels& levels) {
+        std::vector<std::pair<int, int>> grids;
+        for (const auto& level : levels.levels) grids.push_back(grid_of(level));
+        context->layout = StripLayout(grids, context->comm.size());
+        context->coarsest_level = levels.levels.front().level;
+        context->line_solves.clear();
+    }
+    const StripLevel& finest() const { return context->layout.level(context->layout.levels() - 1); }
+    void check_setup(const char* call) const {
+        if (!ready) throw input_error(std::string("DistributedSolver::") + call + " before setup()");
+    }
+};
+
+DistributedSolver::DistributedSolver(MPI_Comm comm, SolverOptions options, DistributedLines lines)
+    : state_(std::make_unique<State>()) {
+    validate(options);
+    state_->options = options;
+    MPI_Comm_dup(comm, &state_->comm);
+    state_->context = std::make_shared<DistributedContext>(state_->comm, lines);
+    state_->engine = std::make_unique<Engine<DistributedBackend>>(options, state_->context);
+}
+
+DistributedSolver::~DistributedSolver() {
+    state_->engine.reset();
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized) MPI_Comm_free(&state_->comm);
+}
+
+void DistributedSolver::setup(const CaseSpec& problem, int level) {
+    if (level < 1) throw input_error("setup: level " + std::to_string(level) + " has no interior node; use 1 or more");
+    const MeshHierarchy meshes = mesh_hierarchy(problem, level, state_->options.coarse_level);
+    state_->lay_out(meshes);
+    state_->engine->setup(meshes);
+    state_->scaled_rows.clear();
+    state_->ready = true;
+}
+
+void DistributedSolver::setup(const GridMatrix& A) {
+    // The coarsest level as Solver::setup chooses it: the option within the grid's levels,
+    // lowered for the direct coarse solve until that level is small enough.
+    const Grid& grid = A.grid();
+    const SolverOptions& o = state_->options;
+    int coarse = std::clamp(o.coarse_level, grid.coarsest_level(), grid.finest_level());
+    if (o.coarse_solver == CoarseSolver::direct)
+        while (coarse > grid.coarsest_level() &&
+               static_cast<long long>(grid.mx_on_level(coarse)) * grid.my_on_level(coarse) > max_direct_coarse_unknowns)
+            --coarse;
+    const Hierarchy hierarchy = galerkin_hierarchy(A, coarse);
+    state_->lay_out(hierarchy);
+    state_->engine->setup(hierarchy);
+    state_->scaled_rows = A.scaled_rows();
+    state_->ready = true;
+}
+
+RowRange DistributedSolver::rows() const {
+    state_->check_setup("rows");
+    const StripLevel& s = state_->finest();
+    const int r = state_->context->comm.rank();
+    return {s.first[r], s.rows(r)};
+}
+
+int DistributedSolver::mx() const {
+    state_->check_setup("mx");
+    return state_->finest().mx;
+}
+
+SolveReport DistributedSolver::solve(const double* b, double* x, InitialGuess guess, const StepCallback& on_step) {
+    state_->check_setup("solve");
+    if (!b || !x) throw input_error("solve: b and x must point to this rank's rows of the finest grid");
+    const RowRange mine = rows();
+    const std::size_t n = static_cast<std::size_t>(mine.count) * mx(), offset = static_cast<std::size_t>(mine.first) * mx();
+    // Edge rows that GridMatrix scaled to the identity: their b divided by the diagonal given.
+    const double* rhs = b;
+    if (!state_->scaled_rows.empty()) {
+        state_->scaled_b.assign(b, b + n);
+        for (const auto& [row, diagonal] : state_->scaled_rows)
+            if (row >= offset && row < offset + n) state_->scaled_b[row - offset] /= diagonal;
+        rhs = state_->scaled_b.data();
+    }
+    state_->context->comm.reset_counts();
+    const auto start = std::chrono::steady_clock::now();
+    const SolutionDestination destination{{}, [x] { return x; }};
+    SolveReport report = state_->engine->solve(rhs, guess == InitialGuess::given ? x : nullptr, destination, on_step);
+    report.solve_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return report;
+}
+
+int DistributedSolver::rank() const { return state_->context->comm.rank(); }
+int DistributedSolver::ranks() const { return state_->context->comm.size(); }
+std::string DistributedSolver::device_name() const { return state_->engine->device_name(); }
+
+std::vector<LevelInfo> DistributedSolver::levels() const {
+    state_->check_setup("levels");
+    return state_->engine->levels();
+}
+
+CommunicationCounts DistributedSolver::communication() const { return state_->context->comm.counts(); }
+
+std::vector<LineSolveInfo> DistributedSolver::line_solves() const {
+    std::vector<LineSolveInfo> out = state_->context->line_solves;
+    std::sort(out.begin(), out.end(), [](const LineSolveInfo& a, const LineSolveInfo& b) {
+        return a.level != b.level ? a.level < b.level : a.single > b.single;
+    });
+    return out;
+}
+
+std::vector<double> DistributedSolver::gather(const double* x) const {
+    state_->check_setup("gather");
+    const StripLevel& s = state_->finest();
+    Communicator& comm = state_->context->comm;
+    std::vector<int> counts(comm.size());
+    for (int r = 0; r < comm.size(); ++r) counts[r] = s.rows(r) * s.mx;
+    std::vector<double> whole(s.nodes());
+    comm.allgatherv(x, counts, whole.data());
+    return whole;
+}
+
+}  // namespace adimg
