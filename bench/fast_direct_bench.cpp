@@ -18,7 +18,8 @@
 // direct's solution refined with defects accumulated in long double (80-bit) on the host until
 // they stop shrinking; it shows how far a solve's L2 error, a small difference of nearly equal
 // numbers, may move with the solve's rounding (its "setup" is the refinement's time).
-// --against none times fast direct alone; --digits and --max-refinements set its options.
+// --against none times fast direct alone; --digits, --max-refinements and --min-refinements set
+// its options.
 
 #include <adimg/error.hpp>
 #include <adimg/fast_direct.hpp>
@@ -147,10 +148,11 @@ int main(int argc, char** argv) {
         else if (arg == "--repeats") repeats = std::stoi(value());
         else if (arg == "--digits") options.digits = std::stod(value());
         else if (arg == "--max-refinements") options.max_refinements = std::stoi(value());
+        else if (arg == "--min-refinements") options.min_refinements = std::stoi(value());
         else {
             std::fprintf(stderr,
                          "usage: fast_direct_bench [--cases U1,A2,A5] [--levels 9] [--backend cpu|cuda] "
-                         "[--against cholesky|multigrid|none] [--repeats 5] [--digits 8] [--max-refinements 3]\n");
+                         "[--against cholesky|multigrid|none] [--repeats 5] [--digits 8] [--max-refinements 3] [--min-refinements 0]\n");
             return 2;
         }
     }

@@ -1,7 +1,7 @@
 // The fast direct solve on the GPU (include/adimg/fast_direct.hpp states the method): sine
 // transforms by cuFFT, eigenvector transforms and the transposes by cuBLAS, the line systems by
-// the line solvers of src/lines, the refinement loop and its defect by the CUDA backend
-// (src/fast_direct/engine.hpp).
+// the line solvers of src/lines, the refinement loop by the CUDA backend (src/fast_direct/engine.hpp)
+// with the defect of src/fast_direct/difference_defect.hpp.
 //
 // Lines: one warp per line where they are short (LineSweeps' rule), else the partition method,
 // except for the lowest modes, which Thomas solves (mode_lines_thomas says why).
@@ -22,7 +22,9 @@
 #include "cuda_backend.cuh"
 #include "kernels/launch.cuh"
 #include "kernels/line_sweeps.cuh"
+#include "kernels/stencil.cuh"
 
+#include "../fast_direct/difference_defect.hpp"
 #include "../fast_direct/engine.hpp"
 
 #include <adimg/error.hpp>
@@ -170,6 +172,15 @@ __global__ void copy_edges(const double* __restrict__ in, double* __restrict__ o
         p = static_cast<std::size_t>(1 + r / 2) * mx + (r % 2 ? mx - 1 : 0);
     }
     out[p] = in[p];
+}
+
+/// d = b - A x by difference_defect(), one thread per node.
+__global__ void difference_defects(BandsView<double> A, const double* __restrict__ row_sums,
+                                   const double* __restrict__ b, const double* __restrict__ x, double* __restrict__ d) {
+    kernels::follow_previous_kernel();
+    const int i = blockIdx.x * kernels::tile_x + threadIdx.x, j = blockIdx.y * kernels::tile_y + threadIdx.y;
+    if (i >= A.mx || j >= A.my) return;
+    d[static_cast<std::size_t>(j) * A.mx + i] = difference_defect(A, row_sums, b, x, i, j);
 }
 
 template <class T>
@@ -335,10 +346,28 @@ private:
     std::string line_solver_;
 };
 
+/// The refinement's defect on the device: the assembled matrix and its row sums copied once.
+class CudaDefect {
+public:
+    CudaDefect(CudaBackend& be, SharedBands A)
+        : be_(be), A_(be.make_matrix<double>(*A)), row_sums_(to_device(row_sums(*A), be.stream())) {}
+
+    void operator()(const DeviceVector<double>& b, const DeviceVector<double>& x, DeviceVector<double>& d) {
+        const dim3 tiles((A_.mx + kernels::tile_x - 1) / kernels::tile_x, (A_.my + kernels::tile_y - 1) / kernels::tile_y);
+        be_.launcher()("difference_defects kernel", difference_defects, tiles, dim3(kernels::tile_x, kernels::tile_y), 0,
+                       A_.view(), row_sums_.data(), b.data(), x.data(), d.data());
+    }
+
+private:
+    CudaBackend& be_;
+    CudaBackend::matrix<double> A_;
+    DeviceVector<double> row_sums_;
+};
+
 }  // namespace
 
 std::unique_ptr<Engine> make_cuda_engine(Plan plan, SharedBands A) {
-    return std::make_unique<BackendEngine<CudaBackend, CudaTransform>>(std::move(plan), std::move(A));
+    return std::make_unique<BackendEngine<CudaBackend, CudaTransform, CudaDefect>>(std::move(plan), std::move(A));
 }
 
 }  // namespace adimg::fast_direct

@@ -1,7 +1,9 @@
 // The fast direct solve on the CPU: sine transforms by FFTW (RODFT00, batches of rows, the
-// batches spread over the OpenMP threads), eigenvector transforms as Eigen matrix products, and
-// the line systems by Thomas with the factors computed at setup, vectorised across the modes.
+// batches spread over the OpenMP threads), eigenvector transforms as Eigen matrix products, the
+// line systems by Thomas with the factors computed at setup, vectorised across the modes, and the
+// refinement's defect by difference_defect() on the shared assembled matrix.
 
+#include "difference_defect.hpp"
 #include "engine.hpp"
 
 #include "../cpu/cpu_backend.hpp"
@@ -180,10 +182,28 @@ private:
     std::optional<SineRows> sine_;
 };
 
+/// d = b - A x in difference form, on the assembled matrix the solver keeps.
+class CpuDefect {
+public:
+    CpuDefect(CpuBackend&, SharedBands A) : A_(std::move(A)), row_sums_(row_sums(*A_)) {}
+
+    void operator()(const std::vector<double>& b, const std::vector<double>& x, std::vector<double>& d) const {
+        const BandsView<double> A = view(*A_);
+#pragma omp parallel for schedule(static)
+        for (int j = 0; j < A.my; ++j)
+            for (int i = 0; i < A.mx; ++i)
+                d[static_cast<std::size_t>(j) * A.mx + i] = difference_defect(A, row_sums_.data(), b.data(), x.data(), i, j);
+    }
+
+private:
+    SharedBands A_;
+    std::vector<double> row_sums_;
+};
+
 }  // namespace
 
 std::unique_ptr<Engine> make_cpu_engine(Plan plan, SharedBands A) {
-    return std::make_unique<BackendEngine<CpuBackend, CpuTransform>>(std::move(plan), std::move(A));
+    return std::make_unique<BackendEngine<CpuBackend, CpuTransform, CpuDefect>>(std::move(plan), std::move(A));
 }
 
 }  // namespace adimg::fast_direct

@@ -20,6 +20,9 @@ void validate(const FastDirectOptions& options) {
     if (options.max_refinements < 0 || options.max_refinements > 10)
         throw input_error("FastDirectOptions::max_refinements = " + std::to_string(options.max_refinements) +
                           " is out of range 0..10");
+    if (options.min_refinements < 0 || options.min_refinements > options.max_refinements)
+        throw input_error("FastDirectOptions::min_refinements = " + std::to_string(options.min_refinements) +
+                          " is out of range 0..max_refinements (" + std::to_string(options.max_refinements) + ")");
     if (!(options.uniform_tolerance >= 0.0 && options.uniform_tolerance < 1.0))
         throw input_error("FastDirectOptions::uniform_tolerance = " + std::to_string(options.uniform_tolerance) +
                           " is out of range [0, 1)");
