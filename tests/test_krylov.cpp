@@ -68,3 +68,19 @@ TEST_CASE("flexible CG stops at max_iterations with the refinement's message", "
     CHECK(run.report.outer_iterations == 2);
     CHECK(run.report.message.find("no convergence within 2 outer iterations (SolverOptions::max_iterations)") == 0);
 }
+
+TEST_CASE("a full multigrid start gains more in the first step than a V-cycle from zero", "[krylov]") {
+    for (OuterMethod outer : {OuterMethod::refinement, OuterMethod::cg})
+        for (const char* name : {"U1", "A5"}) {
+            CAPTURE(name, to_string(outer));
+            SolverOptions options = with_outer(outer);
+            const auto plain = outer_run<float>(name, 8, options);
+            options.full_multigrid = true;
+            const auto fmg = outer_run<float>(name, 8, options);
+            REQUIRE(fmg.report.ok());
+            REQUIRE(fmg.report.history.front().full_multigrid);
+            CHECK_FALSE(fmg.report.history.back().full_multigrid);
+            CHECK(fmg.report.history.front().rate < plain.report.history.front().rate);
+            CHECK(std::abs(fmg.error - plain.error) <= 1e-5 * plain.error);
+        }
+}

@@ -81,6 +81,7 @@ struct SolverOptions {
     CoarsePreconditioner coarse_preconditioner = CoarsePreconditioner::jacobi;  ///< of pcg
     int coarse_iterations = 64;  ///< PCG iterations on the coarsest grid, at most (and at most its unknowns)
     InnerStop inner;             ///< inner stopping rule of the mixed solver
+    bool full_multigrid = false;  ///< the first inner cycle of a solve is full multigrid, not a V-cycle from zero
     int inner_max_cycles = 32;   ///< cap on inner cycles per outer step in digits mode
     StopRule stop = StopRule::relative;  ///< which defect the outer stop compares
     double digits = 8.0;         ///< stop = relative: stop once the defect has dropped by this many digits

@@ -27,6 +27,7 @@ struct OuterStep {
     double rate = 0.0;                  ///< defect after / defect before
     std::vector<double> inner_defects;  ///< relative inner defect after each cycle (digits mode only)
     bool double_inner = false;          ///< the inner cycles ran in double (after a fallback)
+    bool full_multigrid = false;        ///< the first inner cycle was full multigrid (SolverOptions::full_multigrid)
 };
 
 /// Where the time of a Solver's start and of its last setup went, in wall-clock seconds.

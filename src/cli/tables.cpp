@@ -57,8 +57,8 @@ void print_history_row(std::FILE* out, int outer, const OuterStep& step) {
         std::snprintf(b, sizeof b, " %.1e", d);
         inner += b;
     }
-    std::fprintf(out, "  %5d  %5d  %12.4e  %9.3e %s%s\n", outer, step.inner_cycles, step.defect, step.rate,
-                 step.double_inner ? " [double inner]" : "", inner.c_str());
+    std::fprintf(out, "  %5d  %5d  %12.4e  %9.3e %s%s%s\n", outer, step.inner_cycles, step.defect, step.rate,
+                 step.full_multigrid ? " [full multigrid]" : "", step.double_inner ? " [double inner]" : "", inner.c_str());
     std::fflush(out);
 }
 
@@ -87,6 +87,8 @@ void print_outcome(std::FILE* out, const SolveReport& report) {
     char per_cycle[32] = "";
     if (std::isfinite(rate) && report.inner_cycles > 0) std::snprintf(per_cycle, sizeof per_cycle, ", %.3e per cycle", rate);
     std::fprintf(out, "iterations %s (outer:inner), %s%s\n", report.iterations().c_str(), digits, per_cycle);
+    if (report.stop_rule == StopRule::absolute)
+        std::fprintf(out, "stop: absolute, defect %.3e against %.3e\n", report.final_defect, report.target_defect);
 }
 
 }  // namespace adimg::cli

@@ -86,7 +86,15 @@ public:
     /// and it uses the same buffers every time, so a backend may record it once and replay it
     /// (the CUDA backend as a graph).
     void cycle() {
-        be_.replay(recording_, [this] { one_cycle(); });
+        be_.replay(recording_, [this] { v_cycle(levels_.size() - 1); });
+    }
+
+    /// Full multigrid on the finest level from x = 0: b restricted to every level, solved on the
+    /// coarsest, and on each finer level the solution of the level below, prolongated, improved by
+    /// one V-cycle (the last of them the finest level's). It may replace a solve's first V-cycle
+    /// (SolverOptions::full_multigrid); replayed like cycle().
+    void full_cycle() {
+        be_.replay(full_recording_, [this] { one_full_cycle(); });
     }
 
     /// ||b - A x|| on the finest level, leaving the defect in d.
@@ -108,22 +116,41 @@ public:
     }
 
 private:
-    void one_cycle() {
-        const std::size_t finest = levels_.size() - 1;
-        for (std::size_t l = finest; l > 0; --l) {
+    /// One V-cycle on level `top` and below: x <- x + MG (b - A x) there, the levels below start
+    /// from zero.
+    void v_cycle(std::size_t top) {
+        for (std::size_t l = top; l > 0; --l) {
             Level& level = levels_[l];
-            if (l != finest) be_.fill(level.x, T(0));
+            if (l != top) be_.fill(level.x, T(0));
             smooth(level, options_.pre_smooth, Phase::pre);
             Level& coarse = levels_[l - 1];
             be_.restrict_defect(level.A, level.b, level.x, level.d, coarse.split_x, coarse.split_y, coarse.b);
         }
         Level& coarsest = levels_.front();
-        coarse_.solve(coarsest.A, coarsest.b, coarsest.x, finest != 0);
-        for (std::size_t l = 1; l <= finest; ++l) {
+        coarse_.solve(coarsest.A, coarsest.b, coarsest.x, top != 0);
+        for (std::size_t l = 1; l <= top; ++l) {
             Level& level = levels_[l];
             const Level& coarse = levels_[l - 1];
             be_.prolong_add(coarse.x, coarse.split_x, coarse.split_y, level.x, level.mx, level.my);
             smooth(level, options_.post_smooth, Phase::post);
+        }
+    }
+
+    void one_full_cycle() {
+        const std::size_t finest = levels_.size() - 1;
+        for (std::size_t l = finest; l > 0; --l) {
+            const Level& level = levels_[l];
+            Level& coarse = levels_[l - 1];
+            be_.restrict_to(level.b, level.mx, level.my, coarse.split_x, coarse.split_y, coarse.b);
+        }
+        Level& coarsest = levels_.front();
+        coarse_.solve(coarsest.A, coarsest.b, coarsest.x, true);
+        for (std::size_t l = 1; l <= finest; ++l) {
+            Level& level = levels_[l];
+            const Level& coarse = levels_[l - 1];
+            be_.fill(level.x, T(0));
+            be_.prolong_add(coarse.x, coarse.split_x, coarse.split_y, level.x, level.mx, level.my);
+            v_cycle(l);
         }
     }
 
@@ -178,7 +205,8 @@ private:
     SolverOptions options_;
     std::vector<Level> levels_;
     CoarseSolve<Backend, T> coarse_;
-    typename Backend::Recording recording_;  ///< the cycle as the backend replays it
+    typename Backend::Recording recording_;       ///< the V-cycle as the backend replays it
+    typename Backend::Recording full_recording_;  ///< the full multigrid cycle
 
 public:
     Multigrid(const Multigrid&) = delete;

@@ -181,6 +181,10 @@ const std::vector<OptionSpec>& option_table() {
         {.field = "inner", .flag = "inner", .member = &SolverOptions::inner, .choices = {"cycles", "digits"},
          .ranges = {closed(1, 32), closed(1, 6)},
          .help = "inner stop of mixed precision: float cycles per outer step, or digits to gain (float resolves about 7)"},
+        {.field = "full_multigrid", .flag = "full-multigrid", .member = &SolverOptions::full_multigrid,
+         .switch_sets = true,
+         .help = "start a solve with a full multigrid cycle (b restricted to every level, solved upward) in place of "
+                 "its first V-cycle"},
         {.field = "inner_max_cycles", .flag = "inner-max-cycles", .member = &SolverOptions::inner_max_cycles,
          .ranges = {closed(1, 1000)}, .help = "cap on inner cycles per outer step in digits mode"},
         {.field = "stop", .flag = "stop", .member = enum_field<&SolverOptions::stop>(),

@@ -88,6 +88,7 @@ void outer_loop(Backend& be, const typename Backend::template matrix<Outer>& A,
         }
         OuterStep step;
         step.double_inner = use_fallback;
+        step.full_multigrid = options.full_multigrid && report.outer_iterations == 0;
         double next = 0.0;
         const bool finite = method.step(norm, use_fallback, step, next);
         ++report.outer_iterations;

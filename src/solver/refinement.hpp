@@ -19,7 +19,8 @@ namespace adimg {
 ///
 /// Given the outer defect d with norm ||d||, it sets the inner right-hand side to d / ||d|| (so
 /// float neither underflows nor overflows, docs/design.md §5), runs V-cycles from zero until the
-/// inner stopping rule holds, and hands the correction c to `apply(||d||, c)`, which adds
+/// inner stopping rule holds (the first of them a full multigrid cycle if the outer loop marks
+/// the step so), and hands the correction c to `apply(||d||, c)`, which adds
 /// ||d|| c to the outer iterate (and computes the next defect) and says whether that is finite.
 template <class Backend, class Outer, class Inner>
 class InnerMultigrid {
@@ -37,7 +38,10 @@ public:
         const double target = std::pow(10.0, -options_.inner.count);  // the inner rhs has norm 1
         double previous = 1.0;
         for (int c = 0; c < max_cycles; ++c) {
-            mg_.cycle();
+            if (c == 0 && step.full_multigrid)
+                mg_.full_cycle();
+            else
+                mg_.cycle();
             ++step.inner_cycles;
             if (!by_digits) continue;
             const double relative = mg_.defect_norm();
