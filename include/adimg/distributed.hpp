@@ -83,6 +83,15 @@ public:
     void setup(const CaseSpec& problem, int level);
     /// A user's matrix, the same on every rank, with its Galerkin coarse levels.
     void setup(const GridMatrix& A);
+    /// A user's matrix given in rows: each rank passes the rows that rows_for(grid) names, as
+    /// nine bands of grid.mx() x rows_for(grid).count nodes (couplings to the rows above and below
+    /// the strip in their bands, as in the whole matrix). The rows are gathered and checked as a
+    /// GridMatrix, and the Galerkin levels formed on every rank (the whole matrix is held during
+    /// setup, the strips after it).
+    void setup(const Grid& grid, const NineBands<double>& my_rows);
+    /// The rows of `grid` that this rank owns once set up with it: its part of b and x, and of
+    /// the matrix for setup(grid, my_rows).
+    RowRange rows_for(const Grid& grid) const;
 
     /// This rank's rows of the finest grid (after setup).
     RowRange rows() const;

@@ -4,6 +4,7 @@
 
 #include <adimg/distributed.hpp>
 #include <adimg/error.hpp>
+#include <adimg/io.hpp>
 
 #include "../cli/cli_options.hpp"
 #include "../cli/flag_spelling.hpp"
@@ -25,18 +26,41 @@ constexpr const char* usage =
 
 const Choices<DistributedLines> line_methods = {{"ppt", DistributedLines::ppt}, {"pdd", DistributedLines::pdd}};
 
+/// Runs `check` on rank 0; an input_error it throws is thrown on every rank, so that all ranks
+/// stop together rather than wait for rank 0 in the next collective call.
+template <class Check>
+void on_rank_0(Check&& check) {
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    std::string message;
+    if (rank == 0) {
+        try {
+            check();
+        } catch (const input_error& e) {
+            message = e.what();
+        }
+    }
+    int length = static_cast<int>(message.size());
+    MPI_Bcast(&length, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    message.resize(length);
+    MPI_Bcast(message.data(), length, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (length > 0) throw input_error(message);
+}
+
 /// The solve of one case; prints on rank 0. Returns 0 if it converged, else 1.
 int run_solve(const std::vector<std::string>& args, int rank) {
     ProblemOptions problem_options;
     SolverOptions options;
     DistributedLines lines = DistributedLines::ppt;
     bool quiet = false;
+    std::string out_path;
     po::options_description desc("solve options");
     add_problem_options(desc, problem_options, 8);
     desc.add_options()
         ("lines", named_choice(lines, "lines", line_methods),
          "the ADI y-lines across the ranks: ppt (exact), or pdd where the line matrices are diagonally dominant enough "
          "for it to be exact in the level's precision (ppt elsewhere)")
+        ("out", po::value(&out_path), "rank 0 writes the solution to this Matrix Market file (not if the solve fails)")
         ("quiet,q", po::bool_switch(&quiet), "print only the summary");
     po::options_description solver_desc("solver options (the fields of adimg::SolverOptions)");
     add_solver_options(solver_desc, options);
@@ -47,6 +71,7 @@ int run_solve(const std::vector<std::string>& args, int rank) {
     const bool go = parse_command_line(args, desc, usage);
     std::cout.rdbuf(kept);
     if (!go) return 0;
+    on_rank_0([&] { check_output_paths({out_path}); });  // before the work; rank 0 writes
     const CaseSpec problem = resolve_case(problem_options);
     check_level(problem_options.level, 9 * 4 + 12 * 8, "the distributed solve");
     options.coarse_level = std::min(options.coarse_level, problem_options.level);
@@ -61,8 +86,8 @@ int run_solve(const std::vector<std::string>& args, int rank) {
     const std::size_t offset = static_cast<std::size_t>(rows.first) * solver.mx();
     std::vector<double> x(static_cast<std::size_t>(rows.count) * solver.mx());
     const SolveReport report = solver.solve(load.data() + offset, x.data());
+    const CommunicationCounts sent = solver.communication();  // the solve's, before the gather below
     const std::vector<double> whole = solver.gather(x.data());
-    const CommunicationCounts sent = solver.communication();
     if (rank != 0) return report.ok() ? 0 : 1;
 
     const double error = relative_l2_error(mesh, PolynomialProblem{problem.x.length, problem.y.length}, whole);
@@ -84,6 +109,11 @@ int run_solve(const std::vector<std::string>& args, int rank) {
                 to_string(report.status).c_str(), report.iterations().c_str(), error, setup_seconds,
                 report.solve_seconds);
     if (!report.ok()) std::printf("%s\n", with_flags(report.message).c_str());
+    if (report.ok() && !out_path.empty()) {
+        write_matrix_market(out_path, whole,
+                            "adimg-mpi solution of " + problem.name + " at level " + std::to_string(problem_options.level));
+        std::printf("wrote the solution to %s\n", out_path.c_str());
+    }
     return report.ok() ? 0 : 1;
 }
 
@@ -102,6 +132,9 @@ int main(int argc, char** argv) {
             std::cerr << (command.empty() || command == "--help" ? "" : "adimg-mpi: unknown command '" + command + "'\n")
                       << usage << "\n";
         if (command == "--help") status = 0;
+    } catch (const write_error& e) {  // rank 0's output, after the collective work
+        std::cerr << "adimg-mpi " << command << ": error: " << e.what() << "\n";
+        status = 3;
     } catch (const input_error& e) {  // every rank has the same options: every rank stops here
         if (rank == 0) std::cerr << "adimg-mpi " << command << ": error: " << with_flags(e.what()) << "\n";
         status = 2;

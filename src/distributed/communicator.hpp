@@ -17,6 +17,8 @@ template <>
 inline MPI_Datatype mpi_type<float>() { return MPI_FLOAT; }
 template <>
 inline MPI_Datatype mpi_type<double>() { return MPI_DOUBLE; }
+template <>
+inline MPI_Datatype mpi_type<int>() { return MPI_INT; }
 
 class Communicator {
 public:

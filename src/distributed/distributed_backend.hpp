@@ -13,6 +13,7 @@
 #include <adimg/problems.hpp>
 
 #include "../common/scaled_norm.hpp"
+#include "../problems/q1_element.hpp"
 #include "../cpu/cpu_backend.hpp"
 #include "../solver/backend.hpp"
 #include "../solver/coarse_factor.hpp"
@@ -86,9 +87,12 @@ public:
     matrix<T> make_matrix(const matrix<double>& A) {
         return strip_copy<T>(A);
     }
+    /// The strip of a built-in problem's stiffness matrix, its rows assembled on this rank only.
     template <class T>
     matrix<T> make_matrix(const TensorMesh& mesh) {
-        return make_matrix<T>(assemble_stiffness(mesh));
+        matrix<T> M = empty_matrix<T>(mesh.mx(), mesh.my());
+        update_values(mesh, M);
+        return M;
     }
     /// An mx x my matrix of zeros (identity rows on the halos), for a Galerkin level.
     template <class T>
@@ -103,9 +107,19 @@ public:
                 M.local(k, q + M.mx) = T(A(k, static_cast<std::size_t>(M.first_row) * M.mx + q));
         classify_lines(M);
     }
+    /// The owned rows by the Q1 row formula (q1_element.hpp), the bits of assemble_stiffness().
     template <class T>
     void update_values(const TensorMesh& mesh, matrix<T>& M) {
-        update_values(assemble_stiffness(mesh), M);
+        check_grid(mesh.mx(), mesh.my(), M);
+        const std::size_t n = M.local.rows();
+#pragma omp parallel for schedule(static) if(CpuBackend::parallel_worth(M.owned_values()))
+        for (int r = 1; r <= M.rows; ++r)
+            for (int i = 0; i < M.mx; ++i) {
+                double band[9];
+                q1_stiffness_row(mesh.x.widths.data(), mesh.y.widths.data(), M.mx, M.my, i, M.first_row + r - 1, band);
+                for (int k = 0; k < 9; ++k) M.local.values[k * n + static_cast<std::size_t>(r) * M.mx + i] = T(band[k]);
+            }
+        classify_lines(M);
     }
     template <class T>
     void update_values(const matrix<double>& A, matrix<T>& M) {
@@ -226,21 +240,27 @@ public:
     }
 
     // --- grid transfer ----------------------------------------------------------------------
-    /// coarse = R (b - A x): the defect on the strip, the fine row below it from the rank below,
-    /// and the restriction of the coarse rows this rank owns (coarse row J gathers fine rows
-    /// 2J - 1 .. 2J + 1; this rank owns fine rows from 2 first_row of the coarse strip).
+    /// coarse = R fine: the fine row below the strip from the rank below, and the restriction
+    /// of the coarse rows this rank owns (coarse row J gathers fine rows 2J - 1 .. 2J + 1, and
+    /// this rank owns the fine rows from 2 first_row of its coarse strip on).
+    template <class T>
+    void restrict_to(const vector<T>& fine, int mx_fine, int my_fine, const vector<T>& split_x,
+                     const vector<T>& split_y, vector<T>& coarse) {
+        refresh_halos(fine);
+        const int mxc = mx_fine / 2 + 1, myc = my_fine / 2 + 1, first = fine.first_row;
+        auto at = [&](int i, int j) { return fine.storage[static_cast<std::size_t>(j - first + 1) * mx_fine + i]; };
+#pragma omp parallel for schedule(static) if(CpuBackend::parallel_worth(fine.size()))
+        for (int r = 1; r <= coarse.rows; ++r)
+            for (int I = 0; I < mxc; ++I)
+                coarse.storage[static_cast<std::size_t>(r) * mxc + I] = restrict_from<T>(
+                    at, mxc, myc, split_x.storage.data(), split_y.storage.data(), I, coarse.first_row + r - 1);
+    }
+    /// coarse = R (b - A x), through the defect d.
     template <class T>
     void restrict_defect(const matrix<T>& A, const vector<T>& b, const vector<T>& x, vector<T>& d,
                          const vector<T>& split_x, const vector<T>& split_y, vector<T>& coarse) {
         defect(A, b, x, d);
-        refresh_halos(d);
-        const int mx = A.mx, mxc = A.mx / 2 + 1, myc = A.my / 2 + 1, first = d.first_row;
-        auto fine = [&](int i, int j) { return d.storage[static_cast<std::size_t>(j - first + 1) * mx + i]; };
-#pragma omp parallel for schedule(static) if(CpuBackend::parallel_worth(d.size()))
-        for (int r = 1; r <= coarse.rows; ++r)
-            for (int I = 0; I < mxc; ++I)
-                coarse.storage[static_cast<std::size_t>(r) * mxc + I] = restrict_from<T>(
-                    fine, mxc, myc, split_x.storage.data(), split_y.storage.data(), I, coarse.first_row + r - 1);
+        restrict_to(d, A.mx, A.my, split_x, split_y, coarse);
     }
     /// fine += P coarse on the interior rows of this rank's fine strip, which read the coarse
     /// row above the coarse strip.

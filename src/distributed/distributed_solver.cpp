@@ -63,21 +63,51 @@ void DistributedSolver::setup(const CaseSpec& problem, int level) {
     state_->ready = true;
 }
 
-void DistributedSolver::setup(const GridMatrix& A) {
-    // The coarsest level as Solver::setup chooses it: the option within the grid's levels,
-    // lowered for the direct coarse solve until that level is small enough.
-    const Grid& grid = A.grid();
-    const SolverOptions& o = state_->options;
+namespace {
+
+/// The coarsest level of a user's matrix as Solver::setup chooses it: the option within the
+/// grid's levels, lowered for the direct coarse solve until that level is small enough.
+int coarsest_level(const Grid& grid, const SolverOptions& o) {
     int coarse = std::clamp(o.coarse_level, grid.coarsest_level(), grid.finest_level());
     if (o.coarse_solver == CoarseSolver::direct)
         while (coarse > grid.coarsest_level() &&
                static_cast<long long>(grid.mx_on_level(coarse)) * grid.my_on_level(coarse) > max_direct_coarse_unknowns)
             --coarse;
-    const Hierarchy hierarchy = galerkin_hierarchy(A, coarse);
+    return coarse;
+}
+
+}  // namespace
+
+void DistributedSolver::setup(const GridMatrix& A) {
+    const Hierarchy hierarchy = galerkin_hierarchy(A, coarsest_level(A.grid(), state_->options));
     state_->lay_out(hierarchy);
     state_->engine->setup(hierarchy);
     state_->scaled_rows = A.scaled_rows();
     state_->ready = true;
+}
+
+void DistributedSolver::setup(const Grid& grid, const NineBands<double>& my_rows) {
+    const RowRange mine = rows_for(grid);
+    if (my_rows.mx != grid.mx() || my_rows.my != mine.count)
+        throw input_error("setup: rank " + std::to_string(rank()) + " passed " + std::to_string(my_rows.mx) + " x " +
+                          std::to_string(my_rows.my) + " nodes of rows, and owns rows " + std::to_string(mine.first) +
+                          " to " + std::to_string(mine.first + mine.count - 1) + " of the " + std::to_string(grid.mx()) +
+                          " x " + std::to_string(grid.my()) + " grid: pass grid.mx() x rows_for(grid).count nodes");
+    Communicator& comm = state_->context->comm;
+    std::vector<int> counts(comm.size());
+    const int mine_values = mine.count * grid.mx();
+    comm.allgather(&mine_values, 1, counts.data());
+    NineBands<double> whole(grid.mx(), grid.my());
+    for (int k = 0; k < 9; ++k) comm.allgatherv(my_rows.band(k), counts, whole.values.data() + k * whole.rows());
+    setup(GridMatrix(grid, std::move(whole)));
+}
+
+RowRange DistributedSolver::rows_for(const Grid& grid) const {
+    std::vector<std::pair<int, int>> grids;
+    for (int l = coarsest_level(grid, state_->options); l <= grid.finest_level(); ++l)
+        grids.emplace_back(grid.mx_on_level(l), grid.my_on_level(l));
+    const StripLevel finest = StripLayout(grids, ranks()).level(static_cast<int>(grids.size()) - 1);
+    return {finest.first[rank()], finest.rows(rank())};
 }
 
 RowRange DistributedSolver::rows() const {

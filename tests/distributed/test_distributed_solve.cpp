@@ -30,15 +30,34 @@ int world_rank() {
     return rank;
 }
 
-/// The case on `level`, set up from the case (its levels rediscretized) or from its assembled
-/// matrix (Galerkin levels), solved from b = the load vector; its outcome.
+/// How a solver is set up: from the case (its levels rediscretized), from its assembled matrix
+/// (Galerkin levels), or from each rank's rows of that matrix.
+enum class Setup { levels, matrix, rows };
+
+/// This rank's rows of a whole matrix.
+NineBands<double> rows_of(const NineBands<double>& A, RowRange rows) {
+    NineBands<double> mine(A.mx, rows.count);
+    for (int k = 0; k < 9; ++k)
+        for (std::size_t q = 0; q < mine.rows(); ++q) mine(k, q) = A(k, static_cast<std::size_t>(rows.first) * A.mx + q);
+    return mine;
+}
+
+/// The case on `level`, set up as `setup` says, solved from b = the load vector; its outcome.
 template <class AnySolver>
-Outcome solve_case(AnySolver& solver, const CaseSpec& spec, int level, bool from_matrix) {
+Outcome solve_case(AnySolver& solver, const CaseSpec& spec, int level, Setup setup) {
     const TensorMesh mesh = spec.mesh(level);
-    if (from_matrix)
-        solver.setup(GridMatrix(Grid::from_mesh(mesh), assemble_stiffness(mesh)));
-    else
+    if (setup == Setup::levels) {
         solver.setup(spec, level);
+    } else if constexpr (std::is_same_v<AnySolver, DistributedSolver>) {
+        if (setup == Setup::rows) {
+            const Grid grid = Grid::from_mesh(mesh);
+            solver.setup(grid, rows_of(assemble_stiffness(mesh), solver.rows_for(grid)));
+        } else {
+            solver.setup(GridMatrix(Grid::from_mesh(mesh), assemble_stiffness(mesh)));
+        }
+    } else {
+        solver.setup(GridMatrix(Grid::from_mesh(mesh), assemble_stiffness(mesh)));
+    }
     const PolynomialProblem problem{spec.x.length, spec.y.length};
     const std::vector<double> b = assemble_load(mesh, problem);
     std::vector<double> x;
@@ -56,22 +75,22 @@ Outcome solve_case(AnySolver& solver, const CaseSpec& spec, int level, bool from
 }
 
 /// The serial solve (CPU backend), on rank 0, its outcome broadcast.
-Outcome serial(const CaseSpec& spec, int level, SolverOptions options, bool from_matrix = false) {
+Outcome serial(const CaseSpec& spec, int level, SolverOptions options, Setup setup = Setup::levels) {
     Outcome out;
     if (world_rank() == 0) {
         options.backend = BackendKind::cpu;
         Solver solver(options);
-        out = solve_case(solver, spec, level, from_matrix);
+        out = solve_case(solver, spec, level, setup);
     }
     MPI_Bcast(out.values, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     return out;
 }
 
 /// The distributed solve on every rank of MPI_COMM_WORLD.
-Outcome distributed(const CaseSpec& spec, int level, const SolverOptions& options, bool from_matrix = false,
+Outcome distributed(const CaseSpec& spec, int level, const SolverOptions& options, Setup setup = Setup::levels,
                     DistributedLines lines = DistributedLines::ppt) {
     DistributedSolver solver(MPI_COMM_WORLD, options, lines);
-    return solve_case(solver, spec, level, from_matrix);
+    return solve_case(solver, spec, level, setup);
 }
 
 /// The same status and iteration counts, and the same relative L2 error: to 1e-10 in double
@@ -133,13 +152,18 @@ TEST_CASE("distributed solves equal the serial solve at L=8 and 9: U1, A2, A5", 
             }
 }
 
-TEST_CASE("a user's matrix (Galerkin levels) solves as the serial solver solves it", "[mpi]") {
+TEST_CASE("a user's matrix (Galerkin levels), whole or in each rank's rows, solves as the serial solver solves it",
+          "[mpi]") {
     const CaseSpec spec = builtin_case("A3");
-    check_same(serial(spec, 7, SolverOptions{}, true), distributed(spec, 7, SolverOptions{}, true), Precision::mixed);
+    const Outcome expected = serial(spec, 7, SolverOptions{}, Setup::matrix);
+    for (Setup setup : {Setup::matrix, Setup::rows}) {
+        INFO((setup == Setup::rows ? "each rank's rows" : "the whole matrix"));
+        check_same(expected, distributed(spec, 7, SolverOptions{}, setup), Precision::mixed);
+    }
 }
 
 TEST_CASE("with PDD asked for, U1 solves as with PPT", "[mpi]") {
     const CaseSpec spec = builtin_case("U1");
-    check_same(serial(spec, 8, SolverOptions{}), distributed(spec, 8, SolverOptions{}, false, DistributedLines::pdd),
+    check_same(serial(spec, 8, SolverOptions{}), distributed(spec, 8, SolverOptions{}, Setup::levels, DistributedLines::pdd),
                Precision::mixed);
 }
