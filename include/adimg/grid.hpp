@@ -136,8 +136,10 @@ public:
     /// From nine arrays of mx * my values each, in band order SW S SE W C E NW N NE
     /// (band k = 3 (dy + 1) + (dx + 1) couples row p with node (i + dx, j + dy)).
     static GridMatrix from_bands(Grid grid, const std::array<const double*, 9>& bands, const MatrixChecks& checks = {});
-    /// From an Eigen sparse matrix with row and column p = j * mx + i. Duplicate entries are summed;
-    /// an entry that couples two nodes that are not grid neighbours is an input_error naming it.
+    /// From an Eigen sparse matrix with row and column p = j * mx + i (x fastest). Duplicate entries
+    /// are summed; an entry that couples two nodes that are not grid neighbours is an input_error
+    /// naming it, which also says whether the matrix fits y-fastest numbering (p = i * my + j) and
+    /// how to renumber. fits_grid() (io.hpp) checks a numbering without throwing.
     static GridMatrix from_eigen(Grid grid, const Eigen::SparseMatrix<double>& A, const MatrixChecks& checks = {});
 
     const Grid& grid() const { return grid_; }

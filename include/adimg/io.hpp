@@ -86,9 +86,17 @@ constexpr std::size_t max_matrix_market_line = 64 * 1024;
 /// The nine bands as a compressed column-major Eigen matrix (explicit zeros dropped).
 Eigen::SparseMatrix<double> to_eigen(const NineBands<double>& A);
 
-/// Nine bands from an Eigen matrix on an mx x my grid. Throws input_error naming the first
-/// entry that is not a coupling of grid neighbours, or the size mismatch.
+/// Nine bands from an Eigen matrix on an mx x my grid, nodes numbered x-fastest (node (i, j) is
+/// row p = j * mx + i). Throws input_error naming the size mismatch, or the first entry that is
+/// not a coupling of grid neighbours; where the matrix fits y-fastest numbering instead
+/// (p = i * my + j, as scikit-fem's MeshQuad.init_tensor numbers nodes), the message says so and
+/// how to renumber.
 NineBands<double> from_eigen(const Eigen::SparseMatrix<double>& A, int mx, int my);
+
+/// True if A is n x n with n = mx * my and every entry couples two grid neighbours of the mx x my
+/// grid numbered x-fastest: whether from_eigen(A, mx, my) takes A. A matrix numbered y-fastest
+/// on that grid fits the my x mx grid (x and y exchanged): fits_grid(A, my, mx).
+bool fits_grid(const Eigen::SparseMatrix<double>& A, int mx, int my);
 
 /// Solves A x = b by sparse Cholesky (Eigen's SimplicialLDLT) in double, or in float to show what
 /// single precision alone gives (paper Table 1). Throws input_error if the factorisation fails.

@@ -29,25 +29,65 @@ Eigen::SparseMatrix<double> to_eigen(const NineBands<double>& A) {
     return S;
 }
 
+namespace {
+
+/// The first entry of S (row p, column q, 0-based) that does not couple grid neighbours of the
+/// mx x my grid numbered x-fastest; false if there is none.
+bool first_non_neighbour(const Eigen::SparseMatrix<double>& S, int mx, long long& p, long long& q) {
+    for (int col = 0; col < S.outerSize(); ++col)
+        for (Eigen::SparseMatrix<double>::InnerIterator it(S, col); it; ++it) {
+            const long long dx = it.col() % mx - it.row() % mx, dy = it.col() / mx - it.row() / mx;
+            if (dx < -1 || dx > 1 || dy < -1 || dy > 1) {
+                p = it.row();
+                q = it.col();
+                return true;
+            }
+        }
+    return false;
+}
+
+bool is_square_of(const Eigen::SparseMatrix<double>& S, int mx, int my) {
+    const long long n = static_cast<long long>(mx) * my;
+    return S.rows() == n && S.cols() == n;
+}
+
+}  // namespace
+
+bool fits_grid(const Eigen::SparseMatrix<double>& S, int mx, int my) {
+    long long p = 0, q = 0;
+    return is_square_of(S, mx, my) && !first_non_neighbour(S, mx, p, q);
+}
+
 NineBands<double> from_eigen(const Eigen::SparseMatrix<double>& S, int mx, int my) {
     const long long n = static_cast<long long>(mx) * my;
-    if (S.rows() != n || S.cols() != n)
+    if (!is_square_of(S, mx, my))
         throw input_error("the matrix is " + std::to_string(S.rows()) + "x" + std::to_string(S.cols()) + ", but a " +
                           std::to_string(mx) + "x" + std::to_string(my) + " grid has " + std::to_string(n) + " nodes");
+    long long p = 0, q = 0;
+    if (first_non_neighbour(S, mx, p, q)) {
+        const std::string grid = std::to_string(mx) + "x" + std::to_string(my);
+        std::string message = "entry (" + std::to_string(p + 1) + ", " + std::to_string(q + 1) +
+                              ") couples grid node (" + std::to_string(p % mx) + ", " + std::to_string(p / mx) +
+                              ") with (" + std::to_string(q % mx) + ", " + std::to_string(q / mx) +
+                              "), which is not a neighbour on the " + grid +
+                              " grid: the matrix is not nine-band on this grid. adimg numbers the nodes x-fastest: "
+                              "node (i, j) is row p = j*mx + i";
+        if (mx != my && fits_grid(S, my, mx))
+            message += ". The matrix fits y-fastest numbering (p = i*my + j, as scikit-fem's "
+                       "MeshQuad.init_tensor numbers its nodes): renumber rows and columns to p = j*mx + i, or "
+                       "describe the grid with x and y exchanged (" +
+                       std::to_string(my) + "x" + std::to_string(mx) + " nodes, its y widths as the x widths)";
+        else if (mx != my)
+            message += "; it does not fit y-fastest numbering (p = i*my + j) either: check the grid's sizes "
+                       "(mx nodes in x, my in y) and that the matrix has one row per grid node";
+        throw input_error(message);
+    }
     NineBands<double> A(mx, my);
     for (int col = 0; col < S.outerSize(); ++col)
         for (Eigen::SparseMatrix<double>::InnerIterator it(S, col); it; ++it) {
-            const long long p = it.row(), q = it.col();
-            const int i = static_cast<int>(p % mx), j = static_cast<int>(p / mx);
-            const int qi = static_cast<int>(q % mx), qj = static_cast<int>(q / mx);
-            const int dx = qi - i, dy = qj - j;
-            if (dx < -1 || dx > 1 || dy < -1 || dy > 1)
-                throw input_error("entry (" + std::to_string(p + 1) + ", " + std::to_string(q + 1) +
-                                  ") couples grid node (" + std::to_string(i) + ", " + std::to_string(j) +
-                                  ") with (" + std::to_string(qi) + ", " + std::to_string(qj) +
-                                  "), which is not a neighbour on the " + std::to_string(mx) + "x" +
-                                  std::to_string(my) + " grid: the matrix is not nine-band on this grid");
-            A(band_index(dx, dy), static_cast<std::size_t>(p)) += it.value();
+            const long long row = it.row(), column = it.col();
+            const int dx = static_cast<int>(column % mx - row % mx), dy = static_cast<int>(column / mx - row / mx);
+            A(band_index(dx, dy), static_cast<std::size_t>(row)) += it.value();
         }
     return A;
 }

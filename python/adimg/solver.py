@@ -1,0 +1,174 @@
+"""The Solver class: a matrix on a grid in, solutions out (the C++ adimg::Solver underneath)."""
+
+import numpy as np
+
+from . import _adimg
+from ._adimg import InputError
+
+ORDERS = ("auto", "x-fastest", "y-fastest")
+
+
+class SolveError(RuntimeError):
+    """A solve that did not converge. `report` says how it ended and `x` holds the last iterate."""
+
+    def __init__(self, report, x):
+        super().__init__(f"adimg: the solve {report.status}: {report.message or repr(report)}")
+        self.report = report
+        self.x = x
+
+
+class Solver:
+    """Geometric multigrid for a nine-band matrix on an mx x my tensor-product grid.
+
+    Solver(A, nodes=None, *, widths=None, coordinates=None, order="auto",
+           symmetry_tolerance=1e-10, **options)
+
+    A       a scipy.sparse matrix of mx*my rows (any format), or the nine bands as a numpy array
+            of shape (9, mx*my) or (9, my, mx): band k = 3 (dy + 1) + (dx + 1) (SW S SE W C E NW N
+            NE) of row p = j*mx + i couples node (i, j) with (i + dx, j + dy).
+    nodes   (mx, my): nodes in x and in y. Both must be c*2^k + 1 (k >= 1), e.g. 129 or 193.
+    widths  (hx, hy): the element widths of a rectilinear mesh, or
+    coordinates (x, y): its node coordinates; either gives the grid (nodes is then optional) and
+            the exact Q1 prolongation. Without them the prolongation is bilinear in index space,
+            the choice for deformed (curvilinear) meshes.
+    order   the numbering of the nodes in a sparse A and in b and x: "x-fastest" (node (i, j) is
+            p = j*mx + i, adimg's own), "y-fastest" (p = i*my + j, as scikit-fem's
+            MeshQuad.init_tensor numbers them) or "auto": whichever the sparsity pattern fits;
+            `solver.order` says which was found. On a square grid both fit and "auto" takes
+            x-fastest; the solution is the same either way, but with widths or coordinates pass
+            the order, so that the prolongation uses the right widths in each direction. Band
+            arrays are always x-fastest.
+    symmetry_tolerance  the largest accepted |a_pq - a_qp| / max(|a_pq|, |a_qp|).
+
+    The matrix must be symmetric positive definite, and every edge node a Dirichlet node: its
+    row holds only its diagonal and no interior row couples into it (eliminate known boundary
+    values from the interior equations). Bad input raises InputError (a ValueError) naming the
+    first offending row and what to do.
+
+    Options are keyword arguments, named and checked by the library's option table
+    (adimg.option_table()):
+"""
+
+    def __init__(self, A, nodes=None, *, widths=None, coordinates=None, order="auto", symmetry_tolerance=1e-10,
+                 **options):
+        if order not in ORDERS:
+            raise InputError(f"order={order!r}: use one of {', '.join(map(repr, ORDERS))}")
+        grid_args = _grid_arguments(nodes, widths, coordinates)
+        mx, my = grid_args[1]
+        if _is_sparse(A):
+            columns = _compressed_columns(A, mx * my)
+            self.order = _resolve_order(order, mx, my, columns)
+            matrix = _adimg.matrix_from_csc(_grid(*grid_args, self.order), *columns, symmetry_tolerance)
+        else:
+            if order == "y-fastest":
+                raise InputError("order='y-fastest': band arrays are in adimg's numbering (x-fastest, "
+                                 "p = j*mx + i); give a sparse matrix to use another numbering")
+            self.order = "x-fastest"
+            bands = np.ascontiguousarray(A, dtype=np.float64)
+            if bands.ndim == 3:
+                if bands.shape != (9, my, mx):
+                    raise InputError(f"bands: the array is {' x '.join(map(str, bands.shape))}, but nine bands "
+                                     f"of a {mx}x{my} grid are 9 x {my} x {mx} (band, j, i)")
+                bands = bands.reshape(9, -1)
+            matrix = _adimg.matrix_from_bands(_grid(*grid_args, self.order), bands, symmetry_tolerance)
+        self.nodes = (mx, my)
+        self._solver = _adimg.Solver(**options)
+        self._solver.setup(matrix)
+
+    def solve(self, b, x0=None):
+        """(x, report): the solution of A x = b, from x0 (zero if None), in the matrix's node order.
+
+        Raises SolveError (with .report and .x) if the solve does not converge."""
+        b = np.ascontiguousarray(b, dtype=np.float64)
+        if x0 is not None:
+            x0 = np.ascontiguousarray(x0, dtype=np.float64)
+        x, report = self._solver.solve(b, x0)
+        if not report.ok:
+            raise SolveError(report, x)
+        return x, report
+
+    def _of_the_solver(name, doc):
+        """A read-only attribute of the C++ solver."""
+        return property(lambda self: getattr(self._solver, name), doc=doc)
+
+    backend = _of_the_solver("backend", "'cpu' or 'cuda': where the solves run.")
+    notice = _of_the_solver("notice", "Why backend='auto' chose the CPU, or empty.")
+    levels = _of_the_solver("levels", "(level, mx, my) of each multigrid level, coarsest first.")
+    setup_seconds = _of_the_solver("setup_seconds", "Seconds the setup took (the Galerkin levels, the backend's copy).")
+    options = _of_the_solver("options", "Every option's value as text, by name.")
+    del _of_the_solver
+
+    def __repr__(self):
+        mx, my = self.nodes
+        return (f"adimg.Solver({mx}x{my} nodes, order='{self.order}', backend='{self.backend}', "
+                f"{len(self.levels)} levels, smoother='{self.options['smoother']}', "
+                f"precision='{self.options['precision']}')")
+
+
+def _is_sparse(A):
+    try:
+        import scipy.sparse
+    except ImportError:
+        return False
+    return scipy.sparse.issparse(A)
+
+
+def _grid_arguments(nodes, widths, coordinates):
+    """('nodes' | 'widths' | 'coordinates', (mx, my), the arrays) from the arguments given."""
+    if widths is not None and coordinates is not None:
+        raise InputError("give widths=(hx, hy) or coordinates=(x, y), not both")
+    if widths is not None or coordinates is not None:
+        kind, (u, v) = ("widths", widths) if widths is not None else ("coordinates", coordinates)
+        u, v = np.asarray(u, dtype=np.float64).ravel(), np.asarray(v, dtype=np.float64).ravel()
+        size = (len(u) + 1, len(v) + 1) if kind == "widths" else (len(u), len(v))
+        if nodes is not None and tuple(nodes) != size:
+            raise InputError(f"nodes={tuple(nodes)}, but the {kind} give a {size[0]}x{size[1]} grid")
+        return kind, size, (u, v)
+    if nodes is None:
+        raise InputError("give the grid: nodes=(mx, my), widths=(hx, hy) or coordinates=(x, y)")
+    mx, my = (int(n) for n in nodes)
+    return "nodes", (mx, my), None
+
+
+def _grid(kind, size, arrays, order):
+    """The adimg grid for the node order: y-fastest numbering on mx x my nodes is x-fastest
+    numbering on the my x mx grid with x and y exchanged, so no vector is ever renumbered."""
+    swap = order == "y-fastest"
+    if kind == "nodes":
+        mx, my = size
+        return _adimg.Grid(my, mx) if swap else _adimg.Grid(mx, my)
+    u, v = arrays
+    if swap:
+        u, v = v, u
+    return _adimg.Grid.from_widths(u, v) if kind == "widths" else _adimg.Grid.from_coordinates(u, v)
+
+
+def _compressed_columns(A, n):
+    if A.shape != (n, n):
+        raise InputError(f"the matrix is {A.shape[0]}x{A.shape[1]}, but the grid has {n} nodes")
+    A = A.tocsc()
+    return (A.indptr.astype(np.int32, copy=False), A.indices.astype(np.int32, copy=False),
+            np.ascontiguousarray(A.data, dtype=np.float64))
+
+
+def _resolve_order(order, mx, my, columns):
+    """The node order: the one asked for, or for "auto" the one whose grid the pattern fits."""
+    if order != "auto":
+        return order
+    if _adimg.fits_grid(mx, my, *columns):
+        return "x-fastest"
+    if _adimg.fits_grid(my, mx, *columns):
+        return "y-fastest"
+    raise InputError(f"order='auto': the matrix is not nine-band on the {mx}x{my} grid in either node order "
+                     f"(x-fastest, p = j*mx + i, or y-fastest, p = i*my + j); check nodes=(mx, my) and that the "
+                     f"matrix has one row per grid node")
+
+
+def _options_help():
+    lines = []
+    for option in _adimg.option_table():
+        lines.append(f"    {option['name']:<22} {option['allowed']}; default {option['default']}: {option['help']}")
+    return "\n".join(lines) + "\n"
+
+
+Solver.__doc__ += _options_help()

@@ -1,0 +1,91 @@
+// The solver: options as keyword arguments, setup with a GridMatrix, solve on numpy vectors.
+// Setup and solve release the GIL, so other Python threads run meanwhile.
+#include "bindings.hpp"
+
+#include <adimg/error.hpp>
+#include <adimg/solver.hpp>
+
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <tuple>
+
+namespace nb = nanobind;
+
+namespace adimg::python {
+namespace {
+
+using Vector = nb::ndarray<const double, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+using Solution = nb::ndarray<nb::numpy, double, nb::ndim<1>>;
+
+void check_length(const Vector& v, const char* name, std::size_t rows) {
+    if (rows == 0) throw input_error("solve: the solver has no matrix; call setup(A) first");
+    if (v.shape(0) != rows)
+        throw input_error(std::string("solve: ") + name + " has " + std::to_string(v.shape(0)) +
+                          " entries, but the matrix has " + std::to_string(rows) + " rows");
+}
+
+/// A numpy array that owns `values`.
+Solution as_numpy(double* values, std::size_t size) {
+    nb::capsule owner(values, [](void* p) noexcept { delete[] static_cast<double*>(p); });
+    return Solution(values, {size}, owner);
+}
+
+std::tuple<Solution, SolveReport> solve(Solver& solver, const Vector& b, const std::optional<Vector>& x0) {
+    const std::size_t rows = solver.rows();
+    check_length(b, "b", rows);
+    if (x0) check_length(*x0, "x0", rows);
+    double* x = new double[rows];
+    if (x0) std::copy(x0->data(), x0->data() + rows, x);
+    SolveReport report;
+    try {
+        nb::gil_scoped_release unlocked;
+        report = solver.solve(b.data(), x, x0 ? InitialGuess::given : InitialGuess::zero);
+    } catch (...) {
+        delete[] x;
+        throw;
+    }
+    return {as_numpy(x, rows), report};
+}
+
+}  // namespace
+
+void bind_solver(nb::module_& m) {
+    nb::class_<Solver>(m, "Solver", "adimg::Solver: set up once with a GridMatrix, then solve.")
+        .def("__init__",
+             [](Solver* self, const nb::kwargs& options) { new (self) Solver(options_from_kwargs(options)); })
+        .def(
+            "setup",
+            [](Solver& solver, const GridMatrix& A) {
+                nb::gil_scoped_release unlocked;
+                solver.setup(A);
+            },
+            nb::arg("A"))
+        .def("solve", &solve, nb::arg("b"), nb::arg("x0").none() = nb::none(),
+             "(x, report): the solution of A x = b from x0 (zero if None)")
+        .def_prop_ro("rows", &Solver::rows)
+        .def_prop_ro("backend", [](const Solver& s) { return to_string(s.backend()); })
+        .def_prop_ro("device_name", &Solver::device_name)
+        .def_prop_ro("notice", &Solver::notice)
+        .def_prop_ro("setup_seconds", &Solver::setup_seconds)
+        .def_prop_ro("levels",
+                     [](const Solver& s) {
+                         std::vector<std::tuple<int, int, int>> levels;
+                         for (const LevelInfo& level : s.levels()) levels.emplace_back(level.level, level.mx, level.my);
+                         return levels;
+                     },
+                     "(level, mx, my) of each level, coarsest first")
+        .def_prop_ro("options", [](const Solver& s) {
+            nb::dict options;
+            for (const OptionSpec& spec : option_table()) options[spec.field] = spec.get(s.options());
+            return options;
+        }, "every option's value as text, by name");
+}
+
+}  // namespace adimg::python

@@ -1,0 +1,69 @@
+"""adimg against scipy's direct solve on Q1 problems assembled by scikit-fem: Poisson on a uniform
+mesh, a jumping coefficient with non-zero boundary values, a graded rectilinear mesh and a
+deformed (curvilinear) one. Each must agree with spsolve to 1e-8 relative."""
+
+import unittest
+
+import numpy as np
+from fem_problems import assemble, eliminated, reference, tensor_mesh
+
+import adimg
+
+TOLERANCE = 1e-8
+OPTIONS = dict(backend="cpu", digits=10)
+
+
+def relative_difference(x, reference_x):
+    return np.linalg.norm(x - reference_x) / np.linalg.norm(reference_x)
+
+
+def sine_source(x):
+    return 2 * np.pi**2 * np.sin(np.pi * x[0]) * np.sin(np.pi * x[1])
+
+
+class ScikitFemProblems(unittest.TestCase):
+    def check(self, mesh, coefficient, source, boundary, **grid):
+        """Solves the problem with adimg in scikit-fem's node order and compares with spsolve."""
+        A, b, D = assemble(mesh, coefficient, source)
+        g = boundary(mesh.p)
+        A_full, b_full = eliminated(A, b, D, g)
+        solver = adimg.Solver(A_full, **grid, **OPTIONS)
+        x, report = solver.solve(b_full)
+        difference = relative_difference(x, reference(A, b, D, g))
+        self.assertTrue(report.ok, report)
+        self.assertEqual(solver.order, "y-fastest", "scikit-fem numbers the nodes of init_tensor y-fastest")
+        self.assertLess(difference, TOLERANCE, f"adimg against spsolve: {difference:.2e} ({report})")
+        return solver, report
+
+    def test_poisson_on_a_uniform_mesh(self):
+        x, y = np.linspace(0, 1, 129), np.linspace(0, 0.5, 65)
+        self.check(tensor_mesh(x, y), lambda p: 1.0 + 0 * p[0], sine_source, lambda p: 0 * p[0], nodes=(129, 65))
+
+    def test_jumping_coefficient_with_boundary_values(self):
+        # k = 1 left of x = 0.5 and 1000 right of it (along a mesh line); u = 1 + x + 2y on the edge.
+        x, y = np.linspace(0, 1, 65), np.linspace(0, 1, 129)
+        self.check(tensor_mesh(x, y), lambda p: np.where(p[0] < 0.5, 1.0, 1000.0), lambda p: 1.0 + 0 * p[0],
+                   lambda p: 1.0 + p[0] + 2.0 * p[1], nodes=(65, 129))
+
+    def test_graded_rectilinear_mesh(self):
+        # Layers at x = 1 and y = 0 (the coordinates graded quadratically); the exact Q1 prolongation.
+        s, t = np.linspace(0, 1, 129), np.linspace(0, 1, 65)
+        x, y = 1 - (1 - s) ** 2, t**2
+        solver, report = self.check(tensor_mesh(x, y), lambda p: 1.0 + p[0] * p[1], sine_source,
+                                    lambda p: 0 * p[0], coordinates=(x, y), order="y-fastest")
+        self.assertEqual(solver.nodes, (129, 65))
+
+    def test_deformed_mesh(self):
+        # Nodes moved by a smooth map that keeps the boundary in place: a curvilinear mesh, solved
+        # with the bilinear (index-space) prolongation.
+        def deform(p):
+            bump = np.sin(np.pi * p[0]) * np.sin(np.pi * p[1])
+            return np.vstack([p[0] + 0.06 * bump * np.cos(3 * p[1]), p[1] + 0.06 * bump * np.sin(2 * p[0])])
+
+        x, y = np.linspace(0, 1, 97), np.linspace(0, 1, 193)
+        self.check(tensor_mesh(x, y, deform), lambda p: 2.0 + np.sin(3 * p[0] + p[1]), sine_source,
+                   lambda p: 0 * p[0], nodes=(97, 193))
+
+
+if __name__ == "__main__":
+    unittest.main()
