@@ -20,8 +20,10 @@ namespace adimg_test {
 /// A 1D factor of u0 on [0, length]: its value and second derivative at (s, r), s + r = length.
 struct Profile {
     enum class Kind {
-        sine_exp,    ///< sin(π s / L) e^(s / L): zero at both ends (Dirichlet)
-        two_cosines  ///< cos(π s / L) + cos(2π s / L) / 2: zero slope at both ends, mean zero (Neumann)
+        sine_exp,       ///< sin(π s / L) e^(s / L): zero at both ends (Dirichlet)
+        two_cosines,    ///< cos(π s / L) + cos(2π s / L) / 2: zero slope at both ends, mean zero (Neumann)
+        quarter_cosine, ///< cos(π s / 2L): zero slope at 0, zero at L (Neumann, Dirichlet)
+        quarter_sine    ///< sin(π s / 2L): zero at 0, zero slope at L (Dirichlet, Neumann)
     } kind;
     double length;
 
@@ -36,6 +38,13 @@ private:
         const double u = (near_high ? r : s) / length;
         const double sine = std::sin(pi * u);
         const double cosine = (near_high ? -1.0 : 1.0) * std::cos(pi * u), cosine2 = std::cos(2.0 * pi * u);
+        if (kind == Kind::quarter_cosine || kind == Kind::quarter_sine) {
+            // cos(π t / 2) = sin(π r / 2L) and sin(π t / 2) = cos(π r / 2L) from the high end.
+            const double q = 0.5 * pi * u, k = 0.5 * pi / length;
+            const bool cosine_of_s = (kind == Kind::quarter_cosine) != near_high;
+            const double v = cosine_of_s ? std::cos(q) : std::sin(q);
+            return second_derivative ? -k * k * v : v;
+        }
         if (kind == Kind::sine_exp) {
             const double e = std::exp(t);
             return second_derivative ? e / (length * length) * ((1.0 - pi * pi) * sine + 2.0 * pi * cosine) : e * sine;

@@ -1,7 +1,8 @@
 #pragma once
 /// \file
 /// A fast direct solver for the separable Q1 systems of -Δu = f on a tensor-product mesh with
-/// Dirichlet edges: every built-in case, uniform or graded, on the CPU or the GPU.
+/// Dirichlet edges: every built-in case, uniform or graded, on the CPU or the GPU; and, on the
+/// CPU, with Neumann edges.
 ///
 ///     adimg::FastDirectSolver solver;                  // the GPU if usable, else the CPU
 ///     solver.setup(adimg::builtin_case("A2"), 10);     // or a TensorMesh, or the element widths
@@ -31,6 +32,10 @@
 ///   GeneralizedSelfAdjointEigenSolver, also after scaling by diag(M)) returns negative
 ///   eigenvalues there;
 ///
+/// - t uniform with Neumann at both ends: the discrete cosine transform (DCT-I, FFTW's REDFT00),
+///   whose vectors cos(π i k / n), i, k = 0..n, satisfy K V = D V Λ_K and M V = D V Λ_M with
+///   D = diag(1/2, 1, .., 1, 1/2) and the sine's eigenvalue formulas: x = (1/2n) C L^-1 C D^-1 b;
+///
 /// and per mode k the line system (alpha_k Ml + beta_k Kl) w_k = (transformed b)_k, which is
 /// tridiagonal and diagonally dominant, is solved by Thomas (CPU, factored at setup) or by the
 /// line solvers of src/lines (GPU: the partition method, one warp per line for short lines).
@@ -54,8 +59,27 @@
 /// 1.9e-5 on U1), so two solvers that both meet the criterion need not agree to 1e-6 in the L2
 /// error beyond L=10; use min_refinements = 1 where the discrete solution is the yardstick.
 ///
-/// Limits: constant coefficients (the Laplacian), a tensor-product mesh, Dirichlet nodes on
-/// every edge (edge rows identity, b there is the boundary value: x = b on the edge); any number
+/// Neumann edges. An edge may instead carry the natural condition du/dn = g: its nodes are then
+/// unknowns with the full Q1 rows of the element matrices (the matrix of such a mesh is assembled
+/// from the two 1D pencils, A = Kx ⊗ My + Mx ⊗ Ky on the unknowns, identity rows on the Dirichlet
+/// nodes), and b_i = ∫ f φ_i + ∫ g φ_i is the caller's. A direction's pencil then includes its
+/// Neumann end nodes; the cosine transform serves a uniform direction with Neumann at both ends,
+/// the eigenvectors every other (the bisection, inverse iteration and Rayleigh quotients above
+/// hold for any ends). With Neumann on all four edges A is singular with the constants as its
+/// kernel: solve() checks that b is compatible (|sum_i b_i| / sqrt(N) within 10^-digits ||b||,
+/// i.e. ∫ f + ∮ g = 0 to the criterion; an input_error names the imbalance otherwise), removes
+/// its mean, pins the singular mode's line at its last node and returns the solution with
+/// ∫ u_h = 0. Neumann edges run on the CPU (FastDirectOptions::backend = automatic takes the CPU
+/// for them, with a notice; cuda is an input error). A Neumann end next to elements many decades
+/// smaller than the domain (A4 and A5 at x = 1 or y = 0) is beyond double: the rows there hold
+/// entries of about 1/h that must cancel to the small differences across those elements, and
+/// their rounding leaves the matrix ill-determined. On A5 with Neumann edges at x = 0 and 1, L=6,
+/// the sparse Cholesky solution's defect is 6e-7 of ||b|| (4e-3 at L=8), and this solver reaches
+/// 2.5e-8 and reports the missed criterion; with Neumann on all four edges A3 at L=9 and A4 at
+/// L=8 miss it too.
+///
+/// Limits: constant coefficients (the Laplacian), a tensor-product mesh, each edge Dirichlet (edge
+/// rows identity, b there is the boundary value: x = b on the edge) or Neumann; any number
 /// of elements per direction (at least 2). Other problems need adimg::Solver. Widths that jump
 /// by many decades between neighbouring elements inside the domain (not towards an edge, as in
 /// the A-cases) make the assembled matrix itself ill-determined by its rounding: with random
@@ -77,9 +101,27 @@ namespace adimg {
 
 /// How the transformed direction is diagonalised.
 enum class FastTransform {
-    automatic,  ///< sine if its widths are equal (within FastDirectOptions::uniform_tolerance), else eigen
-    sine,       ///< DST-I by FFT; the direction's widths must be equal
-    eigen,      ///< the generalised eigenvectors of (K, M) as dense products; any widths
+    automatic,  ///< sine or cosine if its widths are equal (within FastDirectOptions::uniform_tolerance)
+                ///< and its ends alike, else eigen
+    sine,       ///< DST-I by FFT; the direction's widths must be equal, both ends Dirichlet
+    eigen,      ///< the generalised eigenvectors of (K, M) as dense products; any widths and ends
+    cosine,     ///< DCT-I by FFT; the direction's widths must be equal, both ends Neumann
+};
+
+/// The condition on one edge of the rectangle.
+enum class EdgeCondition {
+    dirichlet,  ///< u given: the edge's nodes are identity rows, x = b there
+    neumann,    ///< du/dn given (natural): the edge's nodes are unknowns, its flux is part of b
+};
+
+/// The four edges' conditions; the built-in cases are Dirichlet on all four.
+struct FastDirectEdges {
+    EdgeCondition x_low = EdgeCondition::dirichlet;   ///< x = 0
+    EdgeCondition x_high = EdgeCondition::dirichlet;  ///< x = width
+    EdgeCondition y_low = EdgeCondition::dirichlet;   ///< y = 0
+    EdgeCondition y_high = EdgeCondition::dirichlet;  ///< y = height
+    bool all_dirichlet() const;
+    bool all_neumann() const;
 };
 
 /// Which direction is transformed (the other one is solved line by line).
@@ -126,16 +168,17 @@ public:
     FastDirectSolver& operator=(FastDirectSolver&&) noexcept;
 
     /// Assembles the mesh's matrix (for the defect), chooses the transformed direction and its
-    /// transform, computes the transform (eigenvectors and eigenvalues or the sine modes) and the
-    /// line factors, and copies them to the backend. Throws input_error for a mesh the options do
-    /// not allow (FastTransform::sine on graded widths) or with fewer than 2 elements a direction.
-    void setup(const TensorMesh& mesh);
+    /// transform, computes the transform (eigenvectors and eigenvalues or the sine or cosine modes)
+    /// and the line factors, and copies them to the backend. Throws input_error for a mesh the
+    /// options do not allow (FastTransform::sine on graded widths or Neumann ends), with fewer
+    /// than 2 elements a direction, or with Neumann edges and FastDirectOptions::backend = cuda.
+    void setup(const TensorMesh& mesh, const FastDirectEdges& edges = {});
     /// The case's mesh on refinement level `level`, as the CLI's --case and --level give it.
     void setup(const CaseSpec& spec, int level) { setup(spec.mesh(level)); }
     /// The mesh of these element widths (x left to right, y bottom to top).
     void setup(std::vector<double> widths_x, std::vector<double> widths_y);
 
-    /// Solves A x = b for the assembled matrix of the mesh (rows p = j mx + i, edge rows identity).
+    /// Solves A x = b for the assembled matrix of the mesh (rows p = j mx + i, Dirichlet rows identity).
     /// x is resized and overwritten (a direct solve takes no initial guess). Throws input_error
     /// before setup() or if b has the wrong size.
     FastDirectReport solve(const std::vector<double>& b, std::vector<double>& x, const StepCallback& on_step = {});
@@ -145,6 +188,7 @@ public:
 
     const FastDirectOptions& options() const { return options_; }
     BackendKind backend() const { return backend_; }  ///< the backend in use (never automatic)
+    const FastDirectEdges& edges() const { return edges_; }  ///< the edges of the last setup
     std::string device_name() const;
     const std::string& notice() const { return notice_; }  ///< e.g. why auto chose the CPU
     /// The transformed direction and its transform after setup (never automatic).
@@ -162,7 +206,9 @@ public:
 
 private:
     FastDirectOptions options_;
-    BackendKind backend_ = BackendKind::cpu;
+    BackendKind backend_ = BackendKind::cpu;  ///< of the last setup
+    BackendKind preferred_ = BackendKind::cpu;  ///< options.backend resolved: cuda where usable
+    FastDirectEdges edges_;
     std::string notice_;
     FastAxis axis_ = FastAxis::automatic;
     FastTransform transform_ = FastTransform::automatic;

@@ -207,12 +207,14 @@ public:
           m_off_(to_device(plan.line.m_off, be.stream())),
           k_diag_(to_device(plan.line.k_diag, be.stream())),
           k_off_(to_device(plan.line.k_off, be.stream())),
-          lines_(plan.interior()) {
+          lines_(plan.unknowns()) {
+        if (plan.neumann)  // FastDirectSolver::setup routes these to the CPU
+            throw std::logic_error("the CUDA fast direct engine was given a plan with Neumann edges");
         ADIMG_CUBLAS_CHECK(cublasCreate(&blas_));
         ADIMG_CUBLAS_CHECK(cublasSetStream(blas_, be_.stream()));
         if (sine_) {
             const int n = nt_ + 1;
-            rows_ = DeviceVector<double>(plan.interior());
+            rows_ = DeviceVector<double>(plan.unknowns());
             extended_ = DeviceVector<double>(static_cast<std::size_t>(2) * n * nl_);
             spectrum_ = DeviceVector<cufftDoubleComplex>(static_cast<std::size_t>(n + 1) * nl_);
             int length = 2 * n;

@@ -1,5 +1,5 @@
-// The fast direct solve on the CPU: sine transforms by FFTW (RODFT00, batches of rows, the
-// batches spread over the OpenMP threads), eigenvector transforms as Eigen matrix products, the
+// The fast direct solve on the CPU: sine and cosine transforms by FFTW (RODFT00 and REDFT00,
+// batches of rows, the batches spread over the OpenMP threads), eigenvector transforms as Eigen matrix products, the
 // line systems by Thomas with the factors computed at setup, vectorised across the modes, and the
 // refinement's defect by difference_defect() on the shared assembled matrix.
 
@@ -28,21 +28,21 @@ std::mutex& fftw_planner() {
     return lock;
 }
 
-/// In-place DST-I (RODFT00) of `rows` contiguous rows of n values each.
-class SineRows {
+/// In-place DST-I (RODFT00) or DCT-I (REDFT00) of `rows` contiguous rows of n values each.
+class TrigRows {
 public:
-    SineRows(int n, int rows, double* work) : n_(n), rows_(rows) {
+    TrigRows(fftw_r2r_kind kind, int n, int rows, double* work) : kind_(kind), n_(n), rows_(rows) {
         const std::lock_guard<std::mutex> lock(fftw_planner());
         batch_ = plan(std::min(rows, batch_rows), work);
         if (rows % batch_rows != 0 && rows > batch_rows) tail_ = plan(rows % batch_rows, work);
     }
-    ~SineRows() {
+    ~TrigRows() {
         const std::lock_guard<std::mutex> lock(fftw_planner());
         if (batch_) fftw_destroy_plan(batch_);
         if (tail_) fftw_destroy_plan(tail_);
     }
-    SineRows(const SineRows&) = delete;
-    SineRows& operator=(const SineRows&) = delete;
+    TrigRows(const TrigRows&) = delete;
+    TrigRows& operator=(const TrigRows&) = delete;
 
     void operator()(double* work) const {
         const int batches = (rows_ + batch_rows - 1) / batch_rows;
@@ -57,13 +57,13 @@ public:
 private:
     static constexpr int batch_rows = 16;
     fftw_plan plan(int rows, double* work) const {
-        const fftw_r2r_kind kind = FFTW_RODFT00;
         int n = n_;
-        fftw_plan p = fftw_plan_many_r2r(1, &n, rows, work, nullptr, 1, n_, work, nullptr, 1, n_, &kind,
+        fftw_plan p = fftw_plan_many_r2r(1, &n, rows, work, nullptr, 1, n_, work, nullptr, 1, n_, &kind_,
                                          FFTW_ESTIMATE | FFTW_UNALIGNED);
-        if (!p) throw std::runtime_error("FFTW could not plan a sine transform of " + std::to_string(n_) + " values");
+        if (!p) throw std::runtime_error("FFTW could not plan a transform of " + std::to_string(n_) + " values");
         return p;
     }
+    fftw_r2r_kind kind_;
     int n_, rows_;
     fftw_plan batch_ = nullptr, tail_ = nullptr;
 };
@@ -72,24 +72,31 @@ class CpuTransform {
 public:
     CpuTransform(CpuBackend&, Plan plan)
         : plan_(std::move(plan)),
-          work_(plan_.interior()),
-          inverse_pivot_(plan_.interior()),
-          upper_factor_(plan_.interior()) {
-        if (plan_.transform == FastTransform::sine) sine_.emplace(plan_.nt, plan_.nl, work_.data());
+          work_(plan_.unknowns()),
+          inverse_pivot_(plan_.unknowns()),
+          upper_factor_(plan_.unknowns()) {
+        if (plan_.transform != FastTransform::eigen)
+            trig_.emplace(plan_.transform == FastTransform::sine ? FFTW_RODFT00 : FFTW_REDFT00, plan_.nt, plan_.nl,
+                          work_.data());
         factor_lines();
     }
 
-    std::string transform_name() const { return plan_.transform == FastTransform::sine ? "FFTW" : "Eigen products"; }
+    std::string transform_name() const { return plan_.transform == FastTransform::eigen ? "Eigen products" : "FFTW"; }
     std::string line_solver_name() const { return "Thomas"; }
 
-    /// out = P in on all rows of the grid: the edge rows copied, the interior solved.
+    /// out = P in on all rows of the grid: the Dirichlet rows copied, the unknowns solved.
     void apply(const std::vector<double>& in, std::vector<double>& out) {
         const int nt = plan_.nt, nl = plan_.nl, mx = plan_.mx;
-        if (plan_.transform == FastTransform::sine) {
+        if (plan_.transform != FastTransform::eigen) {
             gather(in.data(), work_.data());
-            (*sine_)(work_.data());
+            if (plan_.transform == FastTransform::cosine)  // D^-1: the end values along t doubled
+                for (int l = 0; l < nl; ++l) {
+                    work_[static_cast<std::size_t>(l) * nt] *= 2.0;
+                    work_[static_cast<std::size_t>(l) * nt + nt - 1] *= 2.0;
+                }
+            (*trig_)(work_.data());
             solve_lines(work_.data());
-            (*sine_)(work_.data());
+            (*trig_)(work_.data());
             scatter(work_.data(), out.data());
         } else {
             using Map = Eigen::Map<Eigen::MatrixXd>;
@@ -98,16 +105,17 @@ public:
             const Eigen::Map<const Eigen::MatrixXd> V(plan_.modes.vectors.data(), nt, nt);
             Map W(work_.data(), nt, nl);  // mode k of line position l at (k, l)
             const bool along_x = plan_.axis == FastAxis::x;
-            // The interior of the grid as a matrix with x down the columns (leading dimension mx).
-            const ConstStrided B(in.data() + mx + 1, along_x ? nt : nl, along_x ? nl : nt, Eigen::OuterStride<>(mx));
+            // The unknowns of the grid as a matrix with x down the columns (leading dimension mx).
+            const std::size_t first = plan_.node(0, 0);
+            const ConstStrided B(in.data() + first, along_x ? nt : nl, along_x ? nl : nt, Eigen::OuterStride<>(mx));
             if (along_x) W.noalias() = V.transpose() * B;
             else W.noalias() = V.transpose() * B.transpose();
             solve_lines(work_.data());
-            Strided U(out.data() + mx + 1, along_x ? nt : nl, along_x ? nl : nt, Eigen::OuterStride<>(mx));
+            Strided U(out.data() + first, along_x ? nt : nl, along_x ? nl : nt, Eigen::OuterStride<>(mx));
             if (along_x) U.noalias() = V * W;
             else U.noalias() = W.transpose() * V.transpose();
         }
-        copy_edges(in.data(), out.data());
+        copy_dirichlet(in.data(), out.data());
     }
 
 private:
@@ -150,7 +158,7 @@ private:
         }
     }
 
-    /// The interior of `grid` into w, the transformed direction varying fastest.
+    /// The unknowns of `grid` into w, the transformed direction varying fastest.
     void gather(const double* grid, double* w) const {
         const int nt = plan_.nt;
 #pragma omp parallel for schedule(static)
@@ -163,23 +171,23 @@ private:
         for (int l = 0; l < plan_.nl; ++l)
             for (int t = 0; t < nt; ++t) grid[plan_.node(t, l)] = w[static_cast<std::size_t>(l) * nt + t];
     }
-    /// Edge rows are identity rows: out = in there.
-    void copy_edges(const double* in, double* out) const {
+    /// Dirichlet rows are identity rows: out = in there (nodes of Dirichlet edges only).
+    void copy_dirichlet(const double* in, double* out) const {
         const int mx = plan_.mx, my = plan_.my;
-        const std::size_t top = static_cast<std::size_t>(my - 1) * mx;
-        std::copy(in, in + mx, out);
-        std::copy(in + top, in + top + mx, out + top);
-        for (int j = 1; j + 1 < my; ++j) {
-            const std::size_t row = static_cast<std::size_t>(j) * mx;
-            out[row] = in[row];
-            out[row + mx - 1] = in[row + mx - 1];
+        for (int j = 0; j < my; ++j) {
+            const int step = j == 0 || j == my - 1 ? 1 : mx - 1;  // whole edge rows, else the two ends
+            for (int i = 0; i < mx; i += step)
+                if (plan_.dirichlet_node(i, j)) {
+                    const std::size_t p = static_cast<std::size_t>(j) * mx + i;
+                    out[p] = in[p];
+                }
         }
     }
 
     Plan plan_;
-    std::vector<double> work_;  ///< the interior, mode k (or position t) of line position l at l * nt + k
+    std::vector<double> work_;  ///< the unknowns, mode k (or position t) of line position l at l * nt + k
     std::vector<double> inverse_pivot_, upper_factor_;
-    std::optional<SineRows> sine_;
+    std::optional<TrigRows> trig_;
 };
 
 /// d = b - A x in difference form, on the assembled matrix the solver keeps.

@@ -4,6 +4,7 @@
 // formula of difference_defect.hpp). The loop is written once here for every backend;
 // include/adimg/fast_direct.hpp states the method and the stop rule.
 
+#include <adimg/error.hpp>
 #include <adimg/fast_direct.hpp>
 #include <adimg/solver.hpp>
 
@@ -15,6 +16,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace adimg::fast_direct {
 
@@ -52,8 +54,18 @@ public:
           x_(be_.template make_vector<double>(A->rows())),
           d_(be_.template make_vector<double>(A->rows())),
           c_(be_.template make_vector<double>(A->rows())),
+          singular_(plan.singular),
+          node_weights_(plan.node_weights),
           transform_(be_, std::move(plan)),
-          defect_(be_, std::move(A)) {}
+          defect_(be_, std::move(A)) {
+        if (singular_) {
+            ones_ = be_.template make_vector<double>(b_.size());
+            be_.fill(ones_, 1.0);
+            weights_ = be_.template make_vector<double>(b_.size());
+            be_.upload(node_weights_, weights_);
+            for (double w : node_weights_) weight_sum_ += w;
+        }
+    }
 
     FastDirectReport solve(const double* b, double* x, const FastDirectOptions& options,
                            const StepCallback& on_step) override {
@@ -63,6 +75,7 @@ public:
         const auto uploading = clock::now();
         be_.upload(b, b_.size(), b_);
         report.upload_seconds = since(uploading);
+        if (singular_) balance(options);
         refine(options, on_step, report);
         const auto downloading = clock::now();
         be_.download(x_, x);
@@ -78,6 +91,25 @@ private:
     double defect() {
         defect_(b_, x_, d_);
         return be_.norm2(d_);
+    }
+
+    /// Neumann on all four edges: A's kernel is the constants, so A x = b has a solution only for
+    /// sum_p b_p = 0. Checks that b is within the stop criterion of that, and removes its mean.
+    void balance(const FastDirectOptions& options) {
+        const double n = static_cast<double>(b_.size()), sum = be_.dot(ones_, b_), b_norm = be_.norm2(b_);
+        const double along = std::abs(sum) / std::sqrt(n), allowed = std::pow(10.0, -options.digits) * b_norm;
+        if (!(along <= allowed))
+            throw input_error("solve: with Neumann conditions on all four edges the right-hand side must sum to zero "
+                              "(∫ f + ∮ g = 0), but its part along the constants, |sum b| / sqrt(N) = " + shown(along) +
+                              ", is above 10^-digits ||b|| = " + shown(allowed) +
+                              "; subtract the mean of f, or balance the boundary fluxes");
+        be_.axpy(-sum / n, ones_, b_);
+    }
+
+    /// out = P in; with A singular, the solution of mean zero (∫ u_h = 0: the node weights are ∫ φ_p).
+    void transform(const typename Backend::template vector<double>& in, typename Backend::template vector<double>& out) {
+        transform_.apply(in, out);
+        if (singular_) be_.axpy(-be_.dot(weights_, out) / weight_sum_, ones_, out);
     }
 
     /// x = P b, then x += P (b - A x) while the defect is above the stop criterion or fewer than
@@ -96,13 +128,13 @@ private:
             ++report.outer_iterations;
             if (on_step) on_step(report.history.back());
         };
-        transform_.apply(b_, x_);
+        transform(b_, x_);
         const double first = defect();
         record(first);
         defect_now = report.first_defect = first;
         while (std::isfinite(defect_now) && (defect_now > target || report.refinement_steps < options.min_refinements) &&
                report.refinement_steps < options.max_refinements) {
-            transform_.apply(d_, c_);
+            transform(d_, c_);
             be_.axpy(1.0, c_, x_);
             const double next = defect();
             ++report.refinement_steps;
@@ -145,6 +177,10 @@ private:
 
     Backend be_;
     typename Backend::template vector<double> b_, x_, d_, c_;
+    bool singular_;                     ///< Plan::singular
+    std::vector<double> node_weights_;  ///< Plan::node_weights
+    typename Backend::template vector<double> ones_, weights_;  ///< singular only: 1 and ∫ φ_p on every node
+    double weight_sum_ = 0.0;
     Transform transform_;
     Defect defect_;
 };

@@ -2,6 +2,7 @@
 #include <adimg/fast_direct.hpp>
 
 #include "engine.hpp"
+#include "separable_matrix.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -30,15 +31,33 @@ void validate(const FastDirectOptions& options) {
 
 const char* name(FastAxis axis) { return axis == FastAxis::x ? "x" : "y"; }
 
+const char* name(FastTransform transform) {
+    switch (transform) {
+    case FastTransform::sine: return "sine transform";
+    case FastTransform::cosine: return "cosine transform";
+    default: return "generalised eigenvectors";
+    }
+}
+
 }  // namespace
+
+bool FastDirectEdges::all_dirichlet() const {
+    return x_low == EdgeCondition::dirichlet && x_high == EdgeCondition::dirichlet &&
+           y_low == EdgeCondition::dirichlet && y_high == EdgeCondition::dirichlet;
+}
+
+bool FastDirectEdges::all_neumann() const {
+    return x_low == EdgeCondition::neumann && x_high == EdgeCondition::neumann && y_low == EdgeCondition::neumann &&
+           y_high == EdgeCondition::neumann;
+}
 
 FastDirectSolver::FastDirectSolver(FastDirectOptions options) : options_(options) {
     validate(options_);
     // BackendKind::cuda without a device fails at setup(), where make_cuda_engine says what is missing.
-    backend_ = options_.backend;
+    preferred_ = backend_ = options_.backend;
     std::string why;
-    if (backend_ == BackendKind::automatic) {
-        backend_ = cuda_available(&why) ? BackendKind::cuda : BackendKind::cpu;
+    if (preferred_ == BackendKind::automatic) {
+        preferred_ = backend_ = cuda_available(&why) ? BackendKind::cuda : BackendKind::cpu;
         if (backend_ == BackendKind::cpu) notice_ = "note: no usable GPU (" + why + "); running on the CPU backend";
     }
 }
@@ -47,16 +66,27 @@ FastDirectSolver::~FastDirectSolver() = default;
 FastDirectSolver::FastDirectSolver(FastDirectSolver&&) noexcept = default;
 FastDirectSolver& FastDirectSolver::operator=(FastDirectSolver&&) noexcept = default;
 
-void FastDirectSolver::setup(const TensorMesh& mesh) {
+void FastDirectSolver::setup(const TensorMesh& mesh, const FastDirectEdges& edges) {
     const auto start = std::chrono::steady_clock::now();
-    fast_direct::Plan plan = fast_direct::make_plan(mesh, options_);
-    auto A = std::make_shared<const NineBands<double>>(assemble_stiffness(mesh));
+    BackendKind backend = preferred_;
+    if (!edges.all_dirichlet() && backend == BackendKind::cuda) {
+        if (options_.backend == BackendKind::cuda)
+            throw input_error("FastDirectSolver::setup: Neumann edges are solved on the CPU only, but "
+                              "FastDirectOptions::backend = cuda; use backend = cpu or automatic");
+        backend = BackendKind::cpu;
+        notice_ = "note: Neumann edges are solved on the CPU; running on the CPU backend";
+    }
+    fast_direct::Plan plan = fast_direct::make_plan(mesh, edges, options_);
+    auto A = std::make_shared<const NineBands<double>>(edges.all_dirichlet() ? assemble_stiffness(mesh)
+                                                                             : fast_direct::separable_matrix(mesh, edges));
     const FastAxis axis = plan.axis;
     const FastTransform transform = plan.transform;
     engine_.reset();  // the old engine's memory is free before the new one allocates
     matrix_.reset();
-    engine_ = backend_ == BackendKind::cuda ? fast_direct::make_cuda_engine(std::move(plan), A)
-                                            : fast_direct::make_cpu_engine(std::move(plan), A);
+    engine_ = backend == BackendKind::cuda ? fast_direct::make_cuda_engine(std::move(plan), A)
+                                           : fast_direct::make_cpu_engine(std::move(plan), A);
+    backend_ = backend;
+    edges_ = edges;
     matrix_ = std::move(A);
     axis_ = axis;
     transform_ = transform;
@@ -98,8 +128,7 @@ std::string FastDirectSolver::device_name() const { return engine_ ? engine_->de
 std::string FastDirectSolver::method() const {
     if (!engine_) return "not set up";
     const FastAxis lines = axis_ == FastAxis::x ? FastAxis::y : FastAxis::x;
-    return std::string(transform_ == FastTransform::sine ? "sine transform" : "generalised eigenvectors") + " in " +
-           name(axis_) + " (" + engine_->transform_name() + "), lines in " + name(lines) + " by " +
+    return std::string(name(transform_)) + " in " + name(axis_) + " (" + engine_->transform_name() + "), lines in " + name(lines) + " by " +
            engine_->line_solver_name();
 }
 

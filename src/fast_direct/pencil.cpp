@@ -11,7 +11,7 @@
 
 namespace adimg::fast_direct {
 
-Pencil Pencil::from_widths(std::vector<double> widths) {
+Pencil Pencil::from_widths(std::vector<double> widths, EdgeCondition low, EdgeCondition high) {
     if (widths.size() < 2)
         throw input_error("fast direct solver: a direction needs at least 2 elements (one interior node), got " +
                           std::to_string(widths.size()));
@@ -20,18 +20,18 @@ Pencil Pencil::from_widths(std::vector<double> widths) {
             throw input_error("fast direct solver: element width " + std::to_string(e) + " is " +
                               std::to_string(widths[e]) + "; widths must be finite and positive");
     Pencil p;
-    const std::size_t n = widths.size() - 1;
-    p.k_diag.resize(n);
-    p.m_diag.resize(n);
-    p.k_off.resize(n - 1);
-    p.m_off.resize(n - 1);
-    for (std::size_t r = 0; r < n; ++r) {
-        const double left = widths[r], right = widths[r + 1];  // the elements on either side of node r + 1
-        p.k_diag[r] = 1.0 / left + 1.0 / right;
-        p.m_diag[r] = (left + right) / 3.0;
-        if (r + 1 < n) {
-            p.k_off[r] = -1.0 / right;
-            p.m_off[r] = right / 6.0;
+    const int n = static_cast<int>(widths.size());
+    p.first = low == EdgeCondition::neumann ? 0 : 1;
+    p.neumann_high = high == EdgeCondition::neumann;
+    const int last = p.neumann_high ? n : n - 1;  // the last unknown node
+    for (int i = p.first; i <= last; ++i) {
+        // The elements on either side of node i, where there are.
+        const double left = i > 0 ? widths[i - 1] : 0.0, right = i < n ? widths[i] : 0.0;
+        p.k_diag.push_back((i > 0 ? 1.0 / left : 0.0) + (i < n ? 1.0 / right : 0.0));
+        p.m_diag.push_back((left + right) / 3.0);
+        if (i < last) {
+            p.k_off.push_back(-1.0 / right);
+            p.m_off.push_back(right / 6.0);
         }
     }
     p.widths = std::move(widths);
@@ -39,21 +39,20 @@ Pencil Pencil::from_widths(std::vector<double> widths) {
 }
 
 double Pencil::energy(const double* v) const {
-    const int n = size();
+    const int n = static_cast<int>(widths.size());
     double sum = 0.0;
-    for (int e = 0; e <= n; ++e) {
-        const double lo = e > 0 ? v[e - 1] : 0.0, hi = e < n ? v[e] : 0.0;
-        sum += (hi - lo) * (hi - lo) / widths[e];
+    for (int e = 0; e < n; ++e) {
+        const double difference = at(v, e + 1) - at(v, e);
+        sum += difference * difference / widths[e];
     }
     return sum;
 }
 
 double Pencil::mass(const double* v, const double* w) const {
-    const int n = size();
+    const int n = static_cast<int>(widths.size());
     double sum = 0.0;
-    for (int e = 0; e <= n; ++e) {
-        const double v0 = e > 0 ? v[e - 1] : 0.0, v1 = e < n ? v[e] : 0.0;
-        const double w0 = e > 0 ? w[e - 1] : 0.0, w1 = e < n ? w[e] : 0.0;
+    for (int e = 0; e < n; ++e) {
+        const double v0 = at(v, e), v1 = at(v, e + 1), w0 = at(w, e), w1 = at(w, e + 1);
         sum += widths[e] / 6.0 * (2.0 * v0 * w0 + v0 * w1 + v1 * w0 + 2.0 * v1 * w1);
     }
     return sum;
@@ -191,14 +190,18 @@ Modes generalized_modes(const Pencil& p) {
     modes.values.resize(n);
     modes.vectors.assign(static_cast<std::size_t>(n) * n, 0.0);
 
-    // Bounds: every eigenvalue lies above the continuous one, pi^2 / length^2 (Rayleigh-Ritz),
-    // and below the largest element eigenvalue, 12 / h_e^2.
+    // Bounds: every eigenvalue lies above the continuous one (Rayleigh-Ritz), at least
+    // (pi / 2 length)^2 with one end Neumann, except a singular pencil's 0; and below the largest
+    // element eigenvalue, 12 / h_e^2.
     double length = 0.0, largest = 0.0;
     for (double h : p.widths) {
         length += h;
         largest = std::max(largest, 12.0 / (h * h));
     }
-    const double lower = 0.5 * std::numbers::pi * std::numbers::pi / (length * length), upper = 1.01 * largest;
+    const double lower = 0.125 * std::numbers::pi * std::numbers::pi / (length * length), upper = 1.01 * largest;
+    // A singular pencil's first pair is known: 0 and the constant of unit mass.
+    const int zero = p.singular() ? 1 : 0;
+    if (zero) std::fill(modes.vectors.begin(), modes.vectors.begin() + n, 1.0 / std::sqrt(length));
 
     // Bisection, Lanes eigenvalues at a time: geometric steps while the bracket spans more than a
     // factor two (the spectrum spans up to 37 orders of magnitude), then arithmetic ones down to
@@ -206,13 +209,13 @@ Modes generalized_modes(const Pencil& p) {
     // the next cluster away, so each step gains five digits), and the Rayleigh quotient below
     // replaces the value.
     constexpr int Lanes = 8;
-    const int batches = (n + Lanes - 1) / Lanes;
+    const int batches = (n - zero + Lanes - 1) / Lanes;
 #pragma omp parallel for schedule(dynamic, 1)
     for (int batch = 0; batch < batches; ++batch) {
         double lo[Lanes], hi[Lanes], mid[Lanes];
         int index[Lanes], c[Lanes];
         for (int s = 0; s < Lanes; ++s) {
-            index[s] = std::min(batch * Lanes + s, n - 1);
+            index[s] = std::min(zero + batch * Lanes + s, n - 1);
             lo[s] = lower;
             hi[s] = upper;
         }
@@ -226,12 +229,13 @@ Modes generalized_modes(const Pencil& p) {
             count_below_lanes<Lanes>(p, mid, c);
             for (int s = 0; s < Lanes; ++s) (c[s] > index[s] ? hi[s] : lo[s]) = mid[s];
         }
-        for (int s = 0; s < Lanes && batch * Lanes + s < n; ++s) modes.values[batch * Lanes + s] = 0.5 * (lo[s] + hi[s]);
+        for (int s = 0; s < Lanes && index[s] == zero + batch * Lanes + s; ++s)
+            modes.values[index[s]] = 0.5 * (lo[s] + hi[s]);
     }
 
     // Clusters of eigenvalues that lie closer than cluster_gap; each is one task.
-    std::vector<int> cluster_start{0};
-    for (int k = 1; k < n; ++k)
+    std::vector<int> cluster_start{zero};
+    for (int k = zero + 1; k < n; ++k)
         if (modes.values[k] - modes.values[k - 1] > cluster_gap * modes.values[k]) cluster_start.push_back(k);
     cluster_start.push_back(n);
 
