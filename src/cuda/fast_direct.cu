@@ -4,7 +4,7 @@
 // with the defect of src/fast_direct/difference_defect.hpp.
 //
 // Lines: one warp per line where they are short (LineSweeps' rule), else the partition method,
-// except for the lowest modes, which Thomas solves (mode_lines_thomas says why).
+// except for the lowest modes, which Thomas solves meanwhile (thomas_modes says why).
 //
 // Layouts. The transform wants the values of one line position l along the transformed
 // direction t contiguous ("rows": t fastest, nt x nl column-major); the line solvers want each
@@ -81,36 +81,50 @@ struct ModeLines {
 /// second mode on it matches Thomas.
 constexpr int thomas_modes = 32;
 
-__global__ void mode_lines_thomas(ModeLines lines, const double* __restrict__ inverse_pivot,
-                                  const double* __restrict__ upper_factor, int modes) {
-    kernels::follow_previous_kernel();
-    const int k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= modes) return;
+/// The Thomas factors of the lowest modes, for the first block of mode_lines_partitioned.
+struct ThomasLines {
+    const double* inverse_pivot;
+    const double* upper_factor;
+    int modes;
+};
+
+/// Mode k's line by Thomas. The loads do not depend on the recurrence, so unrolled iterations
+/// issue them ahead of it.
+__device__ void thomas_line(const ModeLines& lines, const ThomasLines& thomas, int k) {
     const int n = lines.n;
     double* w = lines.w + static_cast<std::size_t>(k) * n;
-    const double* p = inverse_pivot + static_cast<std::size_t>(k) * n;
-    const double* u = upper_factor + static_cast<std::size_t>(k) * n;
+    const double* p = thomas.inverse_pivot + static_cast<std::size_t>(k) * n;
+    const double* u = thomas.upper_factor + static_cast<std::size_t>(k) * n;
     const double a = lines.alpha[k], b = lines.beta[k];
     double v = w[0] * p[0];
     w[0] = v;
+#pragma unroll 8
     for (int l = 1; l < n; ++l) {
         v = (w[l] - (a * lines.m_off[l - 1] + b * lines.k_off[l - 1]) * v) * p[l];
         w[l] = v;
     }
+#pragma unroll 8
     for (int l = n - 2; l >= 0; --l) {
         v = w[l] - u[l] * v;
         w[l] = v;
     }
 }
 
-/// One mode's line per block, by the partition method: mode first + blockIdx.x.
+/// The modes' lines by the partition method, one per block, except in the first block, whose
+/// threads solve the lowest thomas.modes lines by Thomas meanwhile (a serial recurrence of 2n
+/// steps that would otherwise run alone before the others): block 1 + q solves mode
+/// thomas.modes + q.
 template <int Slots>
 __global__ void __launch_bounds__(2 * partition_max_chunks)
-    mode_lines_partitioned(ModeLines lines, PartitionLayout layout, int first) {
+    mode_lines_partitioned(ModeLines lines, PartitionLayout layout, ThomasLines thomas) {
     kernels::follow_previous_kernel();
+    if (blockIdx.x == 0) {
+        for (int k = threadIdx.x; k < thomas.modes; k += blockDim.x) thomas_line(lines, thomas, k);
+        return;  // the whole block: no barrier below is reached by part of it
+    }
     extern __shared__ unsigned char raw_shared[];
     double* shared = reinterpret_cast<double*>(raw_shared);
-    const int k = first + blockIdx.x;
+    const int k = thomas.modes + blockIdx.x - 1;
     kernels::BlockPartition exec;
     partitioned_line_solve<Slots, double>(
         layout, shared, exec, [&](int i) { return lines.load(k, i); }, [&](int i, double x) { lines.store(k, i, x); });
@@ -312,10 +326,7 @@ private:
                 throw std::logic_error("no warp line kernel for " + std::to_string(nl_) + " unknowns");
             return;
         }
-        const int thomas = std::min(nt_, thomas_modes);
-        launch("mode_lines_thomas kernel", mode_lines_thomas, 1, thomas_modes, 0, lines, thomas_pivots_.data(),
-               thomas_factors_.data(), thomas);
-        if (thomas == nt_) return;
+        const ThomasLines thomas{thomas_pivots_.data(), thomas_factors_.data(), std::min(nt_, thomas_modes)};
         be_.lines().with_partition_slots([&](auto slots) {
             const PartitionLayout layout =
                 make_partition_layout<double>(nl_, be_.lines().partition_chunks<double>(nl_), slots);
@@ -326,8 +337,8 @@ private:
                                    launch.device_name() + " gives " + std::to_string(launch.shared_limit() / 1024) +
                                    " KiB per block; use a lower level or the CPU backend");
             auto kernel = mode_lines_partitioned<decltype(slots)::value>;
-            launch("mode_lines_partitioned kernel", kernel, nt_ - thomas, LineSweeps::partition_threads(layout, 0),
-                   launch.allow_shared(kernel, bytes), lines, layout, thomas);
+            launch("mode_lines_partitioned kernel", kernel, 1 + nt_ - thomas.modes,
+                   LineSweeps::partition_threads(layout, 0), launch.allow_shared(kernel, bytes), lines, layout, thomas);
         });
     }
 

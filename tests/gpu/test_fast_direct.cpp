@@ -1,9 +1,11 @@
 // The fast direct solver on the GPU (src/cuda/fast_direct.cu) against its CPU engine and the
 // sparse Cholesky solution: both transforms in both directions, short lines (one warp per line)
 // and long ones (the partition method), all eight cases at L=10, a mesh that is neither square
-// nor of 2^L elements, boundary values, refinement, and b and x in page-locked memory.
+// nor of 2^L elements, boundary values, refinement (the discrete solution's L2 error after one
+// step), and b and x in page-locked memory.
 
 #include "../compare.hpp"
+#include "../discrete_l2_errors.hpp"
 
 #include <adimg/fast_direct.hpp>
 #include <adimg/io.hpp>
@@ -107,6 +109,26 @@ TEST_CASE("Fast direct on the GPU: all eight cases at L=10 as on the CPU, withou
         // As accurate as the CPU's Thomas lines: with every line by the partition method, U1's
         // transform defect was 12 times the CPU's (3.1e-10 against 2.5e-11, H200).
         CHECK(report.first_defect < 5.0 * cpu_report.first_defect);
+    }
+}
+
+TEST_CASE("Fast direct on the GPU: one refinement step gives the discrete solution's L2 error at L=10",
+          "[gpu][fast_direct]") {
+    for (const std::string& name : builtin_case_names()) {
+        const CaseSpec spec = builtin_case(name);
+        const TensorMesh mesh = spec.mesh(10);
+        const PolynomialProblem problem{spec.x.length, spec.y.length};
+        FastDirectOptions options = on(BackendKind::cuda);
+        options.min_refinements = 1;
+        FastDirectReport report;
+        const std::vector<double> x = solved(mesh, assemble_load(mesh, problem), options, &report);
+        const double error = relative_l2_error(mesh, problem, x);
+        const double reference = adimg_test::discrete_l2_error.at({name, 10});
+        INFO(name << ": L2 error " << error << " against the discrete solution's " << reference << ", defect "
+                  << report.final_defect / report.initial_defect);
+        CHECK(report.ok());
+        CHECK(report.refinement_steps == 1);
+        CHECK(std::abs(error - reference) < 1e-6 * reference);
     }
 }
 
