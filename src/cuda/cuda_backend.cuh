@@ -3,6 +3,7 @@
 // on one stream. Only the reductions (dot, norm2) bring a scalar back to the host, because the
 // control flow of the refinement loop needs it; everything else stays on the device.
 
+#include "dense_inverse.cuh"
 #include "device_memory.cuh"
 #include "graph_replay.cuh"
 #include "kernels/assembly.cuh"
@@ -14,7 +15,6 @@
 #include "transfers.cuh"
 
 #include "../solver/backend.hpp"
-#include "../solver/coarse_factor.hpp"
 
 #include "../problems/node_distances.hpp"
 
@@ -263,7 +263,8 @@ public:
         update_direct_solve(A, s);
         return s;
     }
-    void update_direct_solve(const NineBands<double>& A, DirectSolve& s) { upload(CoarseFactor(A).inverse(), s.inverse); }
+    /// The inverse by cuSOLVER on the device (dense_inverse.cuh).
+    void update_direct_solve(const NineBands<double>& A, DirectSolve& s) { dense_inverse_.invert(A, s.inverse); }
     template <class T>
     void direct_solve(const DirectSolve& s, const vector<T>& b, vector<T>& x) { dense_apply(s.inverse, b, x); }
 
@@ -405,6 +406,7 @@ private:
     LineSweeps lines_;
     const std::optional<bool> fused_restriction_;
     const bool graphs_;
+    DenseInverse dense_inverse_{launch_.stream()};
     DeviceVector<double> partial_;
     DeviceVector<double> tile_sums_;  // update_defect_norm's partial sums, one per tile
     DeviceVector<double> result_;

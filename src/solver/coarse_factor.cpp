@@ -7,12 +7,17 @@
 
 namespace adimg {
 
+bool nearly_symmetric(const NineBands<double>& A) {
+    const Eigen::SparseMatrix<double> S = to_eigen(A);
+    const Eigen::SparseMatrix<double> asymmetry = S - Eigen::SparseMatrix<double>(S.transpose());
+    return asymmetry.norm() <= 1e-12 * S.norm();
+}
+
 CoarseFactor::CoarseFactor(const NineBands<double>& A) {
     const Eigen::SparseMatrix<double> S = to_eigen(A);
     n_ = S.rows();
-    const Eigen::SparseMatrix<double> asymmetry = S - Eigen::SparseMatrix<double>(S.transpose());
     bool factored = false;
-    if (asymmetry.norm() <= 1e-12 * S.norm()) {
+    if (nearly_symmetric(A)) {
         cholesky_ = std::make_unique<Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>>>(S);
         factored = cholesky_->info() == Eigen::Success && cholesky_->vectorD().allFinite() &&
                    (cholesky_->vectorD().array() != 0.0).all();

@@ -14,6 +14,10 @@
 
 namespace adimg {
 
+/// True if A equals its transpose to 1e-12 relative (Frobenius norm): the test that chooses a
+/// Cholesky factorisation over LU for the coarsest grid.
+bool nearly_symmetric(const NineBands<double>& A);
+
 /// A sparse Cholesky (Eigen's SimplicialLDLT) if the matrix is symmetric, else a sparse LU.
 /// Throws input_error naming the grid if the matrix is singular.
 class CoarseFactor {

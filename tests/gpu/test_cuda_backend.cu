@@ -7,9 +7,11 @@
 #include "../../src/cuda/cuda_backend.cuh"
 #include "../thomas.hpp"
 
+#include <adimg/error.hpp>
 #include <adimg/problems.hpp>
 
 #include "../../src/problems/mesh_hierarchy.hpp"
+#include "../../src/solver/coarse_factor.hpp"
 #include "../../src/solver/galerkin.hpp"
 
 #include <catch2/catch.hpp>
@@ -579,4 +581,28 @@ TEST_CASE("Galerkin products formed on the device equal the host's bit for bit, 
             fine_device = std::move(coarse_device);
         }
     }
+}
+
+TEMPLATE_TEST_CASE("the coarsest grid's inverse by cuSOLVER: Cholesky for the symmetric Q1 matrices, LU otherwise, "
+                   "equal to the CPU's sparse factor; a singular matrix is an input error",
+                   "[gpu][coarse]", float, double) {
+    using T = TestType;
+    std::mt19937 rng(16);
+    CpuBackend cpu;
+    for (const std::string name : {"U1", "A3", "A5"}) {
+        INFO(name << " at L=5 (33x33)");
+        const NineBands<double> A = assemble_stiffness(builtin_case(name).mesh(5));
+        REQUIRE(nearly_symmetric(A));
+        const std::vector<double> b = random_vector(A.rows(), rng);
+        auto x_gpu = poisoned<T>(A.rows());
+        gpu().direct_solve(gpu().make_direct_solve(A), device<T>(b), x_gpu);
+        std::vector<T> x_cpu(A.rows());
+        cpu.direct_solve(cpu.make_direct_solve(A), as<T>(b), x_cpu);
+        // A5's coarsest matrix spans many orders of magnitude: its solution is compared, as the
+        // solve is, relative to its largest entry.
+        CHECK(difference(host(x_gpu), as_double(x_cpu)) < 10 * tolerance<T>());
+    }
+    NineBands<double> singular = assemble_stiffness(builtin_case("U1").mesh(3));
+    for (int k = 0; k < 9; ++k) singular(k, 40) = 0.0;
+    CHECK_THROWS_AS(gpu().make_direct_solve(singular), input_error);
 }
