@@ -11,7 +11,8 @@
 // keeps them, transfers included) are timed separately; refinement steps, the defect after the
 // transform alone and at the end (relative to ||b||), the status and the relative L2 error.
 // Multigrid: setup (rediscretized hierarchy and Solver::setup) and solve timed the same way, with
-// the backend of --backend. Cholesky: one call of direct_solve (ordering, factorisation and both
+// the backend of --backend and the inner stop of --mg-inner (the fastest on the H200 at L=10:
+// cycles:1 for U1 and A2, cycles:3 for A5; README, Performance). Cholesky: one call of direct_solve (ordering, factorisation and both
 // triangular solves), which is what a sparse direct solve of one right-hand side costs; the
 // ratios are reference over fast direct, setup + solve and solve alone.
 // --against refined takes as reference the discrete solution itself, to about 1e-15: fast
@@ -133,6 +134,7 @@ int main(int argc, char** argv) {
     std::string backend = "cpu", against = "cholesky";
     int repeats = 5;
     FastDirectOptions options;
+    InnerStop mg_inner = SolverOptions{}.inner;
     for (int a = 1; a < argc; ++a) {
         const std::string arg = argv[a];
         auto value = [&]() -> std::string {
@@ -149,10 +151,11 @@ int main(int argc, char** argv) {
         else if (arg == "--digits") options.digits = std::stod(value());
         else if (arg == "--max-refinements") options.max_refinements = std::stoi(value());
         else if (arg == "--min-refinements") options.min_refinements = std::stoi(value());
+        else if (arg == "--mg-inner") mg_inner = parse_inner_stop(value());
         else {
             std::fprintf(stderr,
                          "usage: fast_direct_bench [--cases U1,A2,A5] [--levels 9] [--backend cpu|cuda] "
-                         "[--against cholesky|multigrid|none] [--repeats 5] [--digits 8] [--max-refinements 3] [--min-refinements 0]\n");
+                         "[--against cholesky|multigrid|none] [--repeats 5] [--digits 8] [--max-refinements 3] [--min-refinements 0] [--mg-inner digits:2]\n");
             return 2;
         }
     }
@@ -161,9 +164,12 @@ int main(int argc, char** argv) {
     options.backend = parse_backend(backend);
 
     FastDirectSolver probe(options);
-    std::printf("fast direct on %s%s; reference: %s; solve times: median of %d after a warm-up (0: one cold solve)\n\n",
+    std::printf("fast direct on %s%s; reference: %s; solve times: median of %d after a warm-up (0: one cold solve)\n",
                 to_string(probe.backend()).c_str(), probe.notice().empty() ? "" : (" (" + probe.notice() + ")").c_str(),
                 against.c_str(), repeats);
+    const std::string inner = (mg_inner.kind == InnerStop::Kind::cycles ? "cycles:" : "digits:") + std::to_string(mg_inner.count);
+    std::printf("fast direct: digits %g, refinement steps %d to %d%s\n\n", options.digits, options.min_refinements,
+                options.max_refinements, against == "multigrid" ? (", multigrid inner stop " + inner).c_str() : "");
     std::printf("| case | L | N | method | setup s | solve s | refinements | defect: transform, final | status | L2 error "
                 "| %s setup s | %s solve s | %s L2 error | L2 relative difference | %s: setup+solve ratio | solve "
                 "ratio |\n",
@@ -195,6 +201,7 @@ int main(int argc, char** argv) {
             } else if (against == "multigrid") {
                 SolverOptions mg_options;
                 mg_options.backend = options.backend;
+                mg_options.inner = mg_inner;
                 const auto start = std::chrono::steady_clock::now();
                 Solver mg(mg_options);
                 mg.setup(rediscretized_hierarchy(spec, level, mg_options.coarse_level));
