@@ -1,6 +1,7 @@
 # Decides whether this build has the CUDA backend: sets ADIMG_HAVE_CUDA from ADIMG_ENABLE_CUDA.
 #   AUTO  the backend when a usable toolkit is found: nvcc compiles a test program, and the
-#         toolkit has the runtime, cuBLAS and cuFFT; otherwise a CPU-only build, saying why
+#         toolkit has the libraries that src/cuda links (the runtime, cuBLAS, cuFFT, cuSOLVER);
+#         otherwise a CPU-only build, saying why
 #   ON    the backend, or a configure error saying what is missing
 #   OFF   CPU only, without looking for CUDA
 string(TOUPPER "${ADIMG_ENABLE_CUDA}" _adimg_cuda_mode)
@@ -30,7 +31,7 @@ if(NOT _adimg_cuda_mode STREQUAL "OFF")
     if(NOT CUDAToolkit_FOUND)
       set(_adimg_no_cuda "nvcc works, but CMake's FindCUDAToolkit did not find its toolkit; set CUDAToolkit_ROOT")
     else()
-      foreach(_adimg_target CUDA::cudart_static CUDA::cublas CUDA::cufft)
+      foreach(_adimg_target CUDA::cudart_static CUDA::cublas CUDA::cufft CUDA::cusolver)
         if(NOT TARGET ${_adimg_target})
           set(_adimg_no_cuda "the CUDA toolkit in ${CUDAToolkit_LIBRARY_DIR} lacks ${_adimg_target}")
         endif()

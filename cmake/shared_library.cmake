@@ -14,7 +14,7 @@ target_link_options(adimg PRIVATE "LINKER:--exclude-libs,ALL")
 
 # src/cuda links the CUDA runtime and libraries into adimg's link interface. Targets of this build
 # (the GPU tests and benchmarks call the runtime themselves) keep them; the installed interface
-# drops them: the shared library carries the runtime inside and finds cuBLAS and cuFFT by its
+# drops them: the shared library carries the runtime inside and finds the CUDA libraries by its
 # RPATH, the toolkit's library folder.
 get_target_property(_adimg_interface adimg INTERFACE_LINK_LIBRARIES)
 if(_adimg_interface)
