@@ -74,6 +74,7 @@ TEST_CASE("a full multigrid start gains more in the first step than a V-cycle fr
         for (const char* name : {"U1", "A5"}) {
             CAPTURE(name, to_string(outer));
             SolverOptions options = with_outer(outer);
+            options.full_multigrid = false;
             const auto plain = outer_run<float>(name, 8, options);
             options.full_multigrid = true;
             const auto fmg = outer_run<float>(name, 8, options);

@@ -34,10 +34,16 @@ struct Run {
     double error = 0.0;  ///< relative L2 error against the exact solution
 };
 
+/// The paper's solver on the CPU: iterative refinement, inner digits:2, 4 + 4 smoothing steps,
+/// no full multigrid start (the library's defaults are the faster flexible CG, test_krylov.cpp).
 SolverOptions cpu_options(Precision precision = Precision::mixed) {
     SolverOptions options;
     options.backend = BackendKind::cpu;
     options.precision = precision;
+    options.outer = OuterMethod::refinement;
+    options.inner = {InnerStop::Kind::digits, 2};
+    options.pre_smooth = options.post_smooth = 4;
+    options.full_multigrid = false;
     return options;
 }
 

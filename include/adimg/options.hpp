@@ -62,26 +62,29 @@ enum class StopRule {
 /// number of cycles, or once it has gained a number of digits (at most `inner_max_cycles`).
 /// The paper's six variants are cycles:1..3 and digits:1..3 (Tables 3–4).
 struct InnerStop {
-    enum class Kind { cycles, digits } kind = Kind::digits;
-    int count = 2;
+    enum class Kind { cycles, digits } kind = Kind::cycles;
+    int count = 1;
 };
 
-/// Every setting of a solve; option_table() says what each allows.
+/// Every setting of a solve; option_table() says what each allows. The defaults (flexible CG
+/// around one float V-cycle per step, 3 + 3 smoothing steps, a full multigrid start) were chosen
+/// by measurement over the eight built-in cases (docs/performance.md, "Defaults"); the paper's
+/// solver is outer = refinement, inner = digits:2, 4 + 4 steps, no full multigrid.
 struct SolverOptions {
     BackendKind backend = BackendKind::automatic;
     Precision precision = Precision::mixed;
-    OuterMethod outer = OuterMethod::refinement;  ///< the outer iteration around the V-cycles
+    OuterMethod outer = OuterMethod::cg;  ///< the outer iteration around the V-cycles
     Smoother smoother = Smoother::adi;
     double omega = 0.7;       ///< Jacobi damping
     double line_omega = 0.7;  ///< ADI line-sweep damping (see relax() in stencil.hpp)
-    int pre_smooth = 4;       ///< pre-smoothing steps; one ADI application counts as two
-    int post_smooth = 4;      ///< post-smoothing steps; one ADI application counts as two
+    int pre_smooth = 3;       ///< pre-smoothing steps; one ADI application counts as two
+    int post_smooth = 3;      ///< post-smoothing steps; one ADI application counts as two
     int coarse_level = 5;     ///< refinement level of the coarsest grid (5: 33x33 nodes, 1: 3x3)
     CoarseSolver coarse_solver = CoarseSolver::direct;
     CoarsePreconditioner coarse_preconditioner = CoarsePreconditioner::jacobi;  ///< of pcg
     int coarse_iterations = 64;  ///< PCG iterations on the coarsest grid, at most (and at most its unknowns)
     InnerStop inner;             ///< inner stopping rule of the mixed solver
-    bool full_multigrid = false;  ///< the first inner cycle of a solve is full multigrid, not a V-cycle from zero
+    bool full_multigrid = true;  ///< the first inner cycle of a solve is full multigrid, not a V-cycle from zero
     int inner_max_cycles = 32;   ///< cap on inner cycles per outer step in digits mode
     StopRule stop = StopRule::relative;  ///< which defect the outer stop compares
     double digits = 8.0;         ///< stop = relative: stop once the defect has dropped by this many digits

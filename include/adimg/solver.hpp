@@ -113,6 +113,18 @@ public:
     /// Throws input_error if the last setup was not a case's.
     CaseSolveReport solve_case(std::vector<double>* x = nullptr, const StepCallback& on_step = {});
 
+    /// The preconditioner z = M r for a Krylov method of your own: one V-cycle from zero on r,
+    /// in the precisions of the options (mixed: the float cycle on r scaled to norm about 1, the
+    /// result scaled back). With pre_smooth == post_smooth and the direct coarse solve (the
+    /// defaults) M is a fixed symmetric positive definite operator in double precision (to
+    /// rounding), so plain CG may use it; a float cycle is symmetric to float rounding only, for
+    /// which flexible CG (SolverOptions::outer = cg) is the safe choice. r and z hold rows()
+    /// values and may be the same array. Throws input_error before setup() or if r is not
+    /// finite.
+    void precondition(const double* r, double* z);
+    /// The same for Eigen vectors; z is sized to r.
+    void precondition(const Eigen::VectorXd& r, Eigen::VectorXd& z);
+
     const SolverOptions& options() const { return options_; }
     BackendKind backend() const { return backend_; }  ///< the backend in use (never automatic)
     std::string device_name() const;
@@ -139,7 +151,7 @@ private:
     template <class Levels>
     void setup_levels(const Levels& levels);  ///< the engine's setup, timed and counted
     SolveReport solve_locked(const double* b, double* x, InitialGuess guess, const StepCallback& on_step);
-    void check_setup() const;
+    void check_setup(const char* call = "solve") const;
     /// b with its scaled rows divided by their diagonals, in a buffer of this solver (b itself
     /// if no row is scaled).
     const double* solver_rhs(const double* b);

@@ -164,8 +164,9 @@ public:
 
     /// One ADI half-step: for every grid line in `direction`, solve the tridiagonal system of its
     /// in-line couplings with right-hand side b - (off-line couplings) x_in, by the Thomas
-    /// algorithm, and write x_in + omega (solution - x_in) to x_out. y-lines are solved a block
-    /// of columns at a time so that the sweep along j streams whole rows.
+    /// algorithm, and write x_in + omega (solution - x_in) to x_out. Lines are solved a block at
+    /// a time: x-lines one by one, y-lines 64 side by side so that the sweep along j streams whole
+    /// rows.
     template <class T>
     void line_relax(const matrix<T>& A, const vector<T>& b, const vector<T>& x_in, vector<T>& x_out, Direction direction,
                     T omega) {
@@ -174,41 +175,49 @@ public:
         const bool along_x = direction == Direction::x;
         const int lines = along_x ? my : mx, length = along_x ? mx : my;
         const int block = along_x ? 1 : 64;  // lines solved together
-        const std::size_t row_stride = along_x ? 1 : mx, line_stride = along_x ? mx : 1;
+        const std::size_t row_stride = along_x ? 1 : mx;
 #pragma omp parallel if(parallel_worth(A.rows()))
         {
             std::vector<T> c_prime(static_cast<std::size_t>(length) * block), next(block);
 #pragma omp for schedule(static)
             for (int first = 0; first < lines; first += block) {
                 const int count = std::min(block, lines - first);
+                // Node r of line `first + s`, as (i, j) and its index (no division by mx).
+                auto node = [&](int r, int s, int& i, int& j) {
+                    i = along_x ? r : first + s;
+                    j = along_x ? first + s : r;
+                    return static_cast<std::size_t>(j) * mx + i;
+                };
                 // Forward elimination, right-hand side formed on the fly; d' goes to x_out.
                 for (int r = 0; r < length; ++r) {
+                    T* const cp = c_prime.data() + static_cast<std::size_t>(r) * block;
+                    const T* const cp_prev = cp - block;
                     for (int s = 0; s < count; ++s) {
-                        const std::size_t p = (first + s) * line_stride + r * row_stride;
-                        const int i = static_cast<int>(p % mx), j = static_cast<int>(p / mx);
+                        int i, j;
+                        const std::size_t p = node(r, s, i, j);
                         const LineRow<T> row = line_row(Av, p, direction);
                         const T rhs = b[p] - off_line_product(Av, x_in.data(), i, j, direction);
-                        T& cp = c_prime[static_cast<std::size_t>(r) * block + s];
                         if (r == 0) {
-                            cp = row.upper / row.diag;
+                            cp[s] = row.upper / row.diag;
                             x_out[p] = rhs / row.diag;
                         } else {
-                            const T cp_prev = c_prime[static_cast<std::size_t>(r - 1) * block + s];
-                            const T pivot = row.diag - row.lower * cp_prev;
-                            cp = row.upper / pivot;
+                            const T pivot = row.diag - row.lower * cp_prev[s];
+                            cp[s] = row.upper / pivot;
                             x_out[p] = (rhs - row.lower * x_out[p - row_stride]) / pivot;
                         }
                     }
                 }
-                // Back substitution; `next` holds the undamped solution of the row below.
-                for (int r = length - 1; r >= 0; --r)
+                // Back substitution; `next` holds the undamped solution of the node after.
+                for (int r = length - 1; r >= 0; --r) {
+                    const T* const cp = c_prime.data() + static_cast<std::size_t>(r) * block;
                     for (int s = 0; s < count; ++s) {
-                        const std::size_t p = (first + s) * line_stride + r * row_stride;
-                        const T solution =
-                            r == length - 1 ? x_out[p] : x_out[p] - c_prime[static_cast<std::size_t>(r) * block + s] * next[s];
+                        int i, j;
+                        const std::size_t p = node(r, s, i, j);
+                        const T solution = r == length - 1 ? x_out[p] : x_out[p] - cp[s] * next[s];
                         next[s] = solution;
                         x_out[p] = relax(x_in[p], solution, omega);
                     }
+                }
             }
         }
     }

@@ -8,9 +8,11 @@
 
 #include "galerkin_levels.hpp"
 #include "multigrid.hpp"
-#include "refinement.hpp"
+#include "outer_solve.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -46,6 +48,8 @@ public:
     /// receives the error, and x (unless nullptr) the solution.
     virtual SolveReport solve_problem(const TensorMesh& mesh, const PolynomialProblem& problem, double* x, double& error,
                                       const StepCallback& on_step) = 0;
+    /// z = M r: one V-cycle from zero applied as a linear operator (Solver::precondition).
+    virtual void precondition(const double* r, double* z) = 0;
     virtual std::vector<LevelInfo> levels() const = 0;
     virtual std::string device_name() const = 0;
     /// How many setups allocated storage; a setup with the grids of the previous one only
@@ -67,6 +71,10 @@ public:
         : options_(options), be_(std::forward<Args>(backend_args)...) {
         // With one precision throughout, refinement is plain multigrid: one V-cycle per step.
         if (options_.precision != Precision::mixed) options_.inner = {InnerStop::Kind::cycles, 1};
+        // Single precision shows where float alone stops (the paper's Table 1): by refinement,
+        // whose float defect stalls at float's resolution, where CG's float recurrences would
+        // overflow or lose their directions instead.
+        if (options_.precision == Precision::single) options_.outer = OuterMethod::refinement;
     }
 
     void setup(const Hierarchy& hierarchy) override {
@@ -136,6 +144,14 @@ public:
             if (x) be_.download(solution, x);
         };
         return solve_with(load, true, finish, on_step);
+    }
+
+    void precondition(const double* r, double* z) override {
+        switch (options_.precision) {
+        case Precision::double_: apply_cycle(*outer_double_, *mg_double_, r, z); break;
+        case Precision::single: apply_cycle(*outer_float_, *mg_float_, r, z); break;
+        case Precision::mixed: apply_cycle(*outer_double_, *mg_float_, r, z); break;
+        }
     }
 
     std::vector<LevelInfo> levels() const override {
@@ -328,13 +344,14 @@ private:
     struct OuterVectors {
         using value_type = T;
         typename Backend::template vector<T> b, x, x_next, d;
+        KrylovVectors<Backend, T> krylov;  ///< CG's directions, made at the first CG solve
         OuterVectors(Backend& be, std::size_t n)
             : b(be.template make_vector<T>(n)),
               x(be.template make_vector<T>(n)),
               x_next(be.template make_vector<T>(n)),
               d(be.template make_vector<T>(n)) {}
         static constexpr int count = 4;
-        long long bytes() const { return count * static_cast<long long>(b.size() * sizeof(T)); }
+        long long bytes() const { return count * static_cast<long long>(b.size() * sizeof(T)) + krylov.bytes(); }
     };
 
     template <class Outer, class Inner, class Load, class Finish>
@@ -348,10 +365,33 @@ private:
         InnerMultigrid<Backend, Outer, Inner> inner(be_, mg, options_);
         auto inner_step = [&](auto&&... args) { return inner.correct(std::forward<decltype(args)>(args)...); };
         DoubleInner<Outer> fallback{this, may_fall_back};
-        refine<Backend, Outer>(be_, A, v.b, v.x, v.x_next, v.d, zero_guess, inner_step, fallback, options_, on_step, report);
+        outer_solve<Backend, Outer>(be_, A, v.b, v.x, v.x_next, v.d, zero_guess, inner_step, fallback, options_, on_step,
+                                    report, v.krylov);
         const auto finishing = clock::now();
         finish(v.x);
         report.download_seconds = std::chrono::duration<double>(clock::now() - finishing).count();
+    }
+
+    /// z = M r: r scaled by a power of two near 1/||r|| (exact in double; it keeps float in
+    /// range), one V-cycle from zero in the inner precision, the result scaled back; z = 0 for
+    /// r = 0. Throws input_error if r is not finite.
+    template <class Outer, class Inner>
+    void apply_cycle(OuterVectors<Outer>& v, Multigrid<Backend, Inner>& mg, const double* r, double* z) {
+        be_.upload(r, v.d.size(), v.d);
+        const double norm = be_.norm2(v.d);
+        if (!std::isfinite(norm))
+            throw input_error("precondition: the vector r has entries that are not finite (or its norm overflows "
+                              "double); pass the finite defect of your iteration");
+        if (norm == 0.0) {
+            std::fill(z, z + v.d.size(), 0.0);
+            return;
+        }
+        const double scale = std::ldexp(1.0, -std::ilogb(norm));
+        be_.scale_convert(scale, v.d, mg.rhs());
+        be_.fill(mg.solution(), Inner(0));
+        mg.cycle();
+        be_.scale_convert(1.0 / scale, mg.solution(), v.x_next);
+        be_.download(v.x_next, z);
     }
 
     SolverOptions options_;

@@ -12,19 +12,24 @@
 #include <cstddef>
 #include <optional>
 #include <type_traits>
+#include <utility>
 
 namespace adimg {
 
-/// The search direction p and its image q = A p, in the outer precision: the two vectors that
-/// flexible CG needs besides those of refinement. Made at the first CG solve and kept.
+/// The search direction p and its image q = A p in the outer precision, and the step's scalars
+/// in the backend's memory (where axpy_ratio and xpay_ratio read them): the vectors that flexible
+/// CG needs besides those of refinement. Made at the first CG solve and kept.
 template <class Backend, class T>
 struct KrylovVectors {
     using Vector = typename Backend::template vector<T>;
     std::optional<Vector> p, q;
+    std::optional<typename Backend::template vector<double>> scalars;  ///< z·r, z·q, p·q (two), zero
+    static constexpr int scalar_count = 5;
     void ensure(Backend& be, std::size_t n) {
         if (p && p->size() == n) return;
         p.emplace(be.template make_vector<T>(n));
         q.emplace(be.template make_vector<T>(n));
+        scalars.emplace(be.template make_vector<double>(scalar_count));
     }
     long long bytes() const { return p ? 2 * static_cast<long long>(p->size() * sizeof(T)) : 0; }
 };
@@ -36,6 +41,7 @@ struct KrylovVectors {
 ///     p = z + beta p,  beta = -(z·q) / (p·q)_previous   (p = z at the first step)
 ///     q = A p,  alpha = (z·r) / (p·q),  x += alpha p,  r -= alpha q
 ///
+/// The step works on r scaled by a power of two (keep_in_range) and scales alpha back for x.
 /// beta is the Polak–Ribière choice, z·(r - r_previous) / (z·r)_previous, which keeps the
 /// method convergent when M is not exactly a fixed symmetric operator: a float cycle, a cycle
 /// that stops by digits, or a fallback that changes M mid-solve. r is updated by the recurrence;
@@ -51,39 +57,72 @@ public:
         krylov.ensure(be, x.size());
         p_ = &*krylov.p;
         q_ = &*krylov.q;
+        scalars_ = &*krylov.scalars;
+        be_.fill(*scalars_, 0.0);
+        double* const s = scalars_->data();
+        rz_ = s;
+        zq_ = s + 1;
+        pq_ = s + 2;
+        pq_previous_ = s + 3;
+        zero_ = s + 4;
     }
 
     bool step(double norm, bool use_fallback, OuterStep& step, double& next) {
-        double rz = 0.0;
+        const double stored = keep_in_range(norm / scale_);
         auto apply = [&](double scale, const auto& c) {
             be_.scale_convert(scale, c, z_);
-            rz = be_.dot(r_, z_);
-            return std::isfinite(rz);
+            return true;  // z's finiteness shows in z·r and p·q below
         };
-        if (!(use_fallback ? fallback_(r_, norm, step, apply) : inner_(r_, norm, step, apply))) return false;
-        if (have_direction_)
-            be_.xpay(z_, -be_.dot(z_, *q_) / pq_, *p_);
-        else
-            be_.copy(z_, *p_);
-        be_.multiply(A_, *p_, *q_);
-        const double pq = be_.dot(*p_, *q_);
-        // p·Ap <= 0 for p != 0 happens only if A is not positive definite: no step.
-        if (!(pq > 0.0) || !std::isfinite(pq)) return false;
-        const double alpha = rz / pq;
-        if (!std::isfinite(alpha)) return false;
-        be_.axpy(alpha, *p_, x_);
-        be_.axpy(-alpha, *q_, r_);
-        next = be_.norm2(r_);
+        if (!(use_fallback ? fallback_(r_, stored, step, apply) : inner_(r_, stored, step, apply))) return false;
+        be_.dot(r_, z_, rz_);
+        // A direction that breaks down (the previous direction has blown p up, or p·Ap = 0) is
+        // replaced once by z itself.
+        Direction found = make_direction(have_direction_);
+        if (found != Direction::usable && have_direction_) found = make_direction(false);
+        if (found == Direction::non_finite) return false;
+        if (found == Direction::none) {
+            // The cycle gives no direction (z = 0: r lies where it does not act): a step without
+            // progress, which the loop counts towards stagnation.
+            have_direction_ = false;
+            next = norm;
+            return true;
+        }
+        be_.axpy_ratio(rz_, pq_, scale_, *p_, x_);  // x += alpha p, alpha = z·r / p·q (r scaled back)
+        be_.axpy_ratio(rz_, pq_, -1.0, *q_, r_);    // r -= alpha q
+        next = scale_ * be_.norm2(r_);
         if (!std::isfinite(next)) {
-            be_.axpy(-alpha, *p_, x_);  // back to the last finite iterate
+            be_.axpy_ratio(rz_, pq_, -scale_, *p_, x_);  // back to the last finite iterate
             return false;
         }
-        pq_ = pq;
+        std::swap(pq_, pq_previous_);
         have_direction_ = true;
         return true;
     }
+    enum class Direction { usable, none, non_finite };
+    /// p = z + beta p (or p = z without the previous direction), q = A p, and the scalars on the
+    /// host. Non-finite values come from a non-finite z or an overflow; p·Ap = 0 leaves no step.
+    /// p·Ap < 0 shows that A is not positive definite; the step is still taken, as refinement
+    /// would take it, so that the loop's diagnosis sees x.
+    Direction make_direction(bool with_previous) {
+        if (with_previous) {
+            be_.dot(z_, *q_, zq_);
+            be_.xpay_ratio(z_, zero_, zq_, pq_previous_, *p_);  // p = z - (z·q / p·q) p
+        } else {
+            be_.copy(z_, *p_);
+        }
+        be_.multiply(A_, *p_, *q_);
+        be_.dot(*p_, *q_, pq_);
+        be_.download(*scalars_, host_);
+        const double rz = host_[rz_ - scalars_->data()], pq = host_[pq_ - scalars_->data()];
+        if (!std::isfinite(rz) || !std::isfinite(pq)) return Direction::non_finite;
+        return pq != 0.0 ? Direction::usable : Direction::none;
+    }
+
     /// After a fallback x and r = b - A x were set afresh: the next step starts with p = z.
-    void restart() { have_direction_ = false; }
+    void restart() {
+        have_direction_ = false;
+        scale_ = 1.0;
+    }
     /// The computed defect b - A x in place of the recurrence's r, and a fresh start from it.
     double confirmed(double) {
         be_.defect(A_, b_, x_, r_);
@@ -97,10 +136,28 @@ private:
     const Vector& b_;
     Vector &x_, &r_, &z_;
     Vector *p_ = nullptr, *q_ = nullptr;
+    typename Backend::template vector<double>* scalars_ = nullptr;
+    /// The scalars in the backend's memory; pq_ and pq_previous_ trade places every step.
+    double *rz_ = nullptr, *zq_ = nullptr, *pq_ = nullptr, *pq_previous_ = nullptr, *zero_ = nullptr;
+    double host_[KrylovVectors<Backend, Outer>::scalar_count] = {};
     Inner& inner_;
     Fallback& fallback_;
     bool have_direction_ = false;
-    double pq_ = 0.0;  ///< p·Ap of the previous direction
+    /// The defect of x is scale_ r: r is kept within 2^±30 of norm 1 (scaled by powers of two,
+    /// exactly), so that z·r and p·Ap, which grow with the square of the defect, neither
+    /// overflow nor underflow for right-hand sides of any size (b of 1e300 or 1e-300).
+    double scale_ = 1.0;
+
+    /// r scaled by a power of two to norm about 1 if its norm `stored` is far from 1; returns
+    /// its norm after.
+    double keep_in_range(double stored) {
+        const int exponent = std::ilogb(stored);
+        if (stored == 0.0 || std::abs(exponent) <= 30) return stored;
+        const double factor = std::ldexp(1.0, -exponent);
+        be_.scale_convert(factor, r_, r_);
+        scale_ /= factor;
+        return stored * factor;
+    }
 };
 
 /// Flexible CG: outer_loop() with FlexibleCg steps; the arguments are those of refine()

@@ -155,7 +155,7 @@ const std::vector<OptionSpec>& option_table() {
         {.field = "outer", .flag = "outer", .member = enum_field<&SolverOptions::outer>(),
          .choices = {"refinement", "cg"},
          .help = "outer iteration: iterative refinement, or flexible conjugate gradients preconditioned by the "
-                 "V-cycles"},
+                 "V-cycles (precision single always refines)"},
         {.field = "smoother", .flag = "smoother", .member = enum_field<&SolverOptions::smoother>(),
          .choices = {"jacobi", "gauss-seidel", "adi"}, .help = "multigrid smoother"},
         {.field = "omega", .flag = "omega", .member = &SolverOptions::omega, .ranges = {left_open(0.0, 1.0)},
@@ -181,8 +181,8 @@ const std::vector<OptionSpec>& option_table() {
         {.field = "inner", .flag = "inner", .member = &SolverOptions::inner, .choices = {"cycles", "digits"},
          .ranges = {closed(1, 32), closed(1, 6)},
          .help = "inner stop of mixed precision: float cycles per outer step, or digits to gain (float resolves about 7)"},
-        {.field = "full_multigrid", .flag = "full-multigrid", .member = &SolverOptions::full_multigrid,
-         .switch_sets = true,
+        {.field = "full_multigrid", .flag = "no-full-multigrid", .member = &SolverOptions::full_multigrid,
+         .switch_sets = false,
          .help = "start a solve with a full multigrid cycle (b restricted to every level, solved upward) in place of "
                  "its first V-cycle"},
         {.field = "inner_max_cycles", .flag = "inner-max-cycles", .member = &SolverOptions::inner_max_cycles,

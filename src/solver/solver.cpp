@@ -219,6 +219,23 @@ CaseSolveReport Solver::solve_case(std::vector<double>* x, const StepCallback& o
     return out;
 }
 
+void Solver::precondition(const double* r, double* z) {
+    const GuardLock lock(guard_.get(), "precondition");
+    check_setup("precondition");
+    if (!r || !z) throw input_error("precondition: r and z must point to the matrix's " + std::to_string(rows_) + " rows");
+    // Rows that GridMatrix scaled to the identity: M approximates the inverse of the system as given.
+    engine_->precondition(solver_rhs(r), z);
+}
+
+void Solver::precondition(const Eigen::VectorXd& r, Eigen::VectorXd& z) {
+    check_setup("precondition");
+    if (static_cast<std::size_t>(r.size()) != rows_)
+        throw input_error("precondition: r has " + std::to_string(r.size()) + " entries, the matrix " +
+                          std::to_string(rows_) + " rows");
+    if (z.size() != r.size()) z.resize(r.size());
+    precondition(r.data(), z.data());
+}
+
 const double* Solver::solver_rhs(const double* b) {
     if (scaled_rows_.empty()) return b;
     double* scaled = nullptr;
@@ -233,8 +250,9 @@ const double* Solver::solver_rhs(const double* b) {
     return scaled;
 }
 
-void Solver::check_setup() const {
-    if (setups_ == 0) throw input_error("solve: call setup() with the matrix before solve()");
+void Solver::check_setup(const char* call) const {
+    if (setups_ == 0)
+        throw input_error(std::string(call) + ": call setup() with the matrix before " + call + "()");
 }
 
 template <class Solve>
