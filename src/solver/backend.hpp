@@ -38,6 +38,7 @@
 //   line_relax(A, b, x_in, x_out, dir, omega)  one damped ADI half-step (all lines of direction
 //                                          dir solved exactly), out of place
 //   restrict_defect(A, b, x, d, tx, ty, coarse)  coarse = R (b - A x); d is scratch
+//   restrict_to(fine, mx, my, tx, ty, coarse)    coarse = R fine (full multigrid restricts b)
 //   prolong_add(coarse, tx, ty, fine, mx, my)    fine += P coarse on interior nodes
 //   update_defect_norm(A, b, x, alpha, c, x_next, d)  x_next = x + alpha c, d = b - A x_next;
 //                                          returns ||d|| (c may be of another precision)
@@ -45,12 +46,12 @@
 //                                          the coarsest grid's exact solve: made once from the
 //                                          host bands (input_error if singular), x = A^-1 b
 //
-// Vectors; dot products and norms accumulate in double whatever T is
 // Setup where the backend runs (engine.hpp)
 //   galerkin_coarse(A, tx, ty, C)          C = R A P (galerkin_row.hpp) in double, into C's storage
 //   assemble_load(mesh, problem, b)        b = the built-in problem's load vector (q1_element.hpp)
 //   relative_l2_error(mesh, problem, x)    its relative L2 error for nodal values x, to the host
 //
+// Vectors; dot products and norms accumulate in double whatever T is
 //   fill(v, value), copy(src, dst), scale_convert(alpha, src, dst) (dst = alpha src, converting)
 //   dot(x, y), norm2(x)                    returned to the host (a synchronisation)
 //   dot(x, y, out)                         *out = x·y with out in the backend's memory
