@@ -87,6 +87,20 @@ class Solver:
             raise SolveError(report, x)
         return x, report
 
+    def precondition(self, r):
+        """z = M r: one V-cycle from zero on r (adimg::Solver::precondition), for a Krylov method of
+        your own. With pre_smooth == post_smooth, the direct coarse solve (the defaults) and
+        precision="double", M is symmetric positive definite to rounding, so plain CG may use it;
+        a float cycle (precision="mixed") is symmetric to float rounding only."""
+        return self._solver.precondition(np.ascontiguousarray(r, dtype=np.float64))
+
+    def aslinearoperator(self):
+        """M as a scipy.sparse.linalg.LinearOperator, e.g. scipy.sparse.linalg.cg(A, b, M=...)."""
+        from scipy.sparse.linalg import LinearOperator
+
+        n = self._solver.rows
+        return LinearOperator((n, n), matvec=self.precondition, dtype=np.float64)
+
     def _of_the_solver(name, doc):
         """A read-only attribute of the C++ solver."""
         return property(lambda self: getattr(self._solver, name), doc=doc)

@@ -25,14 +25,15 @@ using Vector = nb::ndarray<const double, nb::ndim<1>, nb::c_contig, nb::device::
 using Solution = nb::ndarray<nb::numpy, double, nb::ndim<1>>;
 
 void check_length(const Vector& v, const char* name, std::size_t rows) {
-    if (rows == 0) throw input_error("solve: the solver has no matrix; call setup(A) first");
+    if (rows == 0) throw input_error("the solver has no matrix; call setup(A) first");
     if (v.shape(0) != rows)
-        throw input_error(std::string("solve: ") + name + " has " + std::to_string(v.shape(0)) +
+        throw input_error(std::string(name) + " has " + std::to_string(v.shape(0)) +
                           " entries, but the matrix has " + std::to_string(rows) + " rows");
 }
 
-/// A numpy array that owns `values`.
-Solution as_numpy(double* values, std::size_t size) {
+/// A numpy array of `size` values that owns them (freed with the array, also if a call throws).
+Solution new_vector(std::size_t size) {
+    double* values = new double[size]();
     nb::capsule owner(values, [](void* p) noexcept { delete[] static_cast<double*>(p); });
     return Solution(values, {size}, owner);
 }
@@ -41,17 +42,24 @@ std::tuple<Solution, SolveReport> solve(Solver& solver, const Vector& b, const s
     const std::size_t rows = solver.rows();
     check_length(b, "b", rows);
     if (x0) check_length(*x0, "x0", rows);
-    double* x = new double[rows];
-    if (x0) std::copy(x0->data(), x0->data() + rows, x);
+    Solution x = new_vector(rows);
+    if (x0) std::copy(x0->data(), x0->data() + rows, x.data());
     SolveReport report;
-    try {
+    {
         nb::gil_scoped_release unlocked;
-        report = solver.solve(b.data(), x, x0 ? InitialGuess::given : InitialGuess::zero);
-    } catch (...) {
-        delete[] x;
-        throw;
+        report = solver.solve(b.data(), x.data(), x0 ? InitialGuess::given : InitialGuess::zero);
     }
-    return {as_numpy(x, rows), report};
+    return {x, report};
+}
+
+Solution precondition(Solver& solver, const Vector& r) {
+    check_length(r, "r", solver.rows());
+    Solution z = new_vector(solver.rows());
+    {
+        nb::gil_scoped_release unlocked;
+        solver.precondition(r.data(), z.data());
+    }
+    return z;
 }
 
 }  // namespace
@@ -69,6 +77,7 @@ void bind_solver(nb::module_& m) {
             nb::arg("A"))
         .def("solve", &solve, nb::arg("b"), nb::arg("x0").none() = nb::none(),
              "(x, report): the solution of A x = b from x0 (zero if None)")
+        .def("precondition", &precondition, nb::arg("r"), "z = M r: one V-cycle from zero on r")
         .def_prop_ro("rows", &Solver::rows)
         .def_prop_ro("backend", [](const Solver& s) { return to_string(s.backend()); })
         .def_prop_ro("device_name", &Solver::device_name)
