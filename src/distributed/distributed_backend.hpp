@@ -60,11 +60,12 @@ public:
     }
 
     // --- memory ---------------------------------------------------------------------------
-    /// A strip of the level with n nodes, or an array of n values that every rank holds whole.
+    /// A strip of the level whose vectors have n entries (all its nodes, or this rank's rows: a
+    /// vector made like another from its size()), or an array of n values every rank holds whole.
     template <class T>
     vector<T> make_vector(std::size_t n) {
         vector<T> v;
-        const int l = layout().level_of(n);
+        const int l = layout().level_of(n, comm().rank());
         if (l < 0) {
             v.storage.assign(n, T(0));
             return v;
@@ -301,7 +302,7 @@ public:
         long long bytes() const { return factor.bytes(); }
     };
     DirectSolve make_direct_solve(const NineBands<double>& A) {
-        const int level = layout().level_of(A.rows());
+        const int level = layout().level_of(A.rows(), comm().rank());
         if (level < 0) throw std::logic_error("DistributedBackend: the coarsest matrix is no level of the layout");
         return {CoarseFactor(A), level, std::vector<double>(A.rows()), std::vector<double>(A.rows())};
     }
@@ -389,7 +390,7 @@ private:
 
     template <class T>
     matrix<T> empty_matrix(int mx, int my) {
-        const int l = layout().level_of(static_cast<std::size_t>(mx) * my);
+        const int l = layout().level_of(static_cast<std::size_t>(mx) * my, comm().rank());
         if (l < 0)
             throw std::logic_error("DistributedBackend: a " + std::to_string(mx) + " x " + std::to_string(my) +
                                    " matrix is no level of the layout");
