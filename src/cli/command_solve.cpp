@@ -8,6 +8,8 @@
 
 #include <adimg/io.hpp>
 #include <adimg/error.hpp>
+#include <adimg/fast_direct.hpp>
+#include <adimg/pinned_memory.hpp>
 #include <adimg/solver.hpp>
 
 #include <Eigen/SparseCore>
@@ -21,8 +23,9 @@
 namespace adimg::cli {
 namespace {
 
-enum class Method { multigrid, direct };
-const Choices<Method> methods = {{"multigrid", Method::multigrid}, {"direct", Method::direct}};
+enum class Method { multigrid, direct, fast_direct };
+const Choices<Method> methods = {
+    {"multigrid", Method::multigrid}, {"direct", Method::direct}, {"fast-direct", Method::fast_direct}};
 
 enum class CoarseOperators { rediscretized, galerkin };
 const Choices<CoarseOperators> coarse_operator_names = {{"rediscretized", CoarseOperators::rediscretized},
@@ -59,6 +62,20 @@ void check_ignored_options(const po::variables_map& vm, Method method, const Sol
         if (given(vm, "precision") && o.precision == Precision::mixed)
             throw input_error("--precision mixed has no meaning with --solver direct, which factors in one precision; "
                               "use --precision double or single, or --solver multigrid");
+    }
+    if (method == Method::fast_direct) {
+        // The fast direct solve is double precision on the backend of --backend, to --digits.
+        for (const OptionSpec& spec : option_table())
+            if (std::string(spec.flag) != "backend" && std::string(spec.flag) != "digits" && given(vm, spec.flag))
+                refuse(spec.flag, "has no effect with --solver fast-direct (transforms and line solves in double)",
+                       "use --solver multigrid");
+        if (given(vm, "coarse-operators"))
+            refuse("coarse-operators", "has no effect with --solver fast-direct, which has no coarse levels",
+                   "use --solver multigrid");
+        if (matrix)
+            throw input_error("--solver fast-direct solves a case's own Q1 matrix (a separable problem on a tensor "
+                              "mesh), not a matrix file; use --case or --case-file, or --solver multigrid or direct "
+                              "for --matrix");
     }
     if (matrix) {
         if (given(vm, "level"))
@@ -123,6 +140,39 @@ std::vector<double> solve_directly(Problem& problem, bool single, Outcome& outco
     } else {
         std::printf("status solved\n");
     }
+    return x;
+}
+
+/// The fast direct solver (fast_direct.hpp) on the case's mesh, b and x in page-locked memory on
+/// the GPU as the multigrid path keeps them.
+std::vector<double> solve_fast_direct(Problem& problem, const SolverOptions& options, Outcome& outcome) {
+    FastDirectOptions fast;
+    fast.backend = options.backend;
+    fast.digits = options.digits;
+    FastDirectSolver solver(fast);
+    if (!solver.notice().empty()) std::printf("%s\n", solver.notice().c_str());
+    {
+        const Progress progress("fast direct setup");
+        solver.setup(*problem.mesh());
+    }
+    std::printf("fast direct solve: %s, backend %s\n", solver.method().c_str(), to_string(solver.backend()).c_str());
+    const std::vector<double> b = problem.load();
+    pinned_vector<double> b_pinned(b.begin(), b.end()), x_pinned(b.size());
+    const FastDirectReport report = [&] {
+        const Progress progress("fast direct solve");
+        return solver.solve(b_pinned.data(), x_pinned.data());
+    }();
+    std::vector<double> x(x_pinned.begin(), x_pinned.end());
+    outcome.setup_seconds = problem.preparation_seconds + solver.setup_seconds();
+    outcome.preparation_seconds = problem.preparation_seconds;
+    outcome.solve_seconds = report.solve_seconds;
+    outcome.ok = report.ok();
+    const double b_norm = report.initial_defect > 0.0 ? report.initial_defect : 1.0;
+    std::printf("status %s%s%s\nrefinement steps %d; defect relative to ||b||: %.1e after the transform, %.1e at the end\n",
+                to_string(report.status).c_str(), report.message.empty() ? "" : ": ", report.message.c_str(),
+                report.refinement_steps, report.first_defect / b_norm, report.final_defect / b_norm);
+    if (!outcome.ok) outcome.failure = "the fast direct solve did not converge (status " + to_string(report.status) + ")";
+    std::printf("setup %.4f s, solve %.4f s\n", outcome.setup_seconds, outcome.solve_seconds);
     return x;
 }
 
@@ -270,7 +320,9 @@ int run_solve(const std::vector<std::string>& args) {
         ("out", po::value(&out_path), "write the solution to this Matrix Market file (not if the solve fails)")
         ("write-failed", po::bool_switch(&write_failed),
          "with --out: write the last iterate of a failed solve too, marked as such in the file's comment line")
-        ("solver", named_choice(method, "solver", methods), "multigrid, or direct (Eigen sparse Cholesky)")
+        ("solver", named_choice(method, "solver", methods),
+         "multigrid, direct (Eigen sparse Cholesky) or fast-direct (transforms and line solves, for a case's "
+         "separable matrix)")
         ("json", po::value(&json_path), "also write the results to this JSON file")
         ("coarse-operators", named_choice(coarse_operators, "coarse-operators", coarse_operator_names),
          "rediscretized (each level assembled on its own mesh) or galerkin (R A P from the finest matrix)")
@@ -292,7 +344,7 @@ int run_solve(const std::vector<std::string>& args) {
                          {{"matrix", matrix.matrix}, {"rhs", matrix.rhs}, {"x-widths", matrix.x_widths},
                           {"y-widths", matrix.y_widths}, {"case-file", problem_options.case_file}});
     // A GPU that is not there fails the command before the problem is assembled or read.
-    if (method == Method::multigrid && options.backend == BackendKind::cuda && !cuda_available())
+    if (method != Method::direct && options.backend == BackendKind::cuda && !cuda_available())
         Solver unusable(options);  // throws the device_error that says why
     const std::unique_ptr<Problem> problem = load_problem(problem_options, matrix, method == Method::direct,
                                                           coarse_operators == CoarseOperators::galerkin);
@@ -300,6 +352,13 @@ int run_solve(const std::vector<std::string>& args) {
     Outcome outcome;
     if (method == Method::direct) {
         x = solve_directly(*problem, options.precision == Precision::single, outcome);
+        outcome.accuracy = problem->accuracy(x);
+        finish(x, out_path, write_failed, outcome);
+        if (!json_path.empty()) write_json(json_path, *problem, method, nullptr, nullptr, outcome);
+        return outcome.ok ? 0 : 1;
+    }
+    if (method == Method::fast_direct) {
+        x = solve_fast_direct(*problem, options, outcome);
         outcome.accuracy = problem->accuracy(x);
         finish(x, out_path, write_failed, outcome);
         if (!json_path.empty()) write_json(json_path, *problem, method, nullptr, nullptr, outcome);

@@ -71,6 +71,14 @@ public:
         return print_error(relative_l2_error(mesh_, exact_, x));
     }
 
+    std::vector<double> load() override {
+        const auto start = std::chrono::steady_clock::now();
+        std::vector<double> b = assemble_load(mesh_, exact_);
+        preparation_seconds += seconds_since(start);
+        return b;
+    }
+    const TensorMesh* mesh() const override { return &mesh_; }
+
 private:
     static std::pair<const char*, double> print_error(double error) {
         if (std::isfinite(error))
@@ -113,6 +121,9 @@ public:
     }
 
     void setup(Solver& solver) override { solver.setup(A_); }
+
+    std::vector<double> load() override { return b_; }
+    const TensorMesh* mesh() const override { return nullptr; }
 
     SolveReport solve(Solver& solver, bool, std::vector<double>& x, const StepCallback& on_step,
                       std::pair<const char*, double>& accuracy) override {

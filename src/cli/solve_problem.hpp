@@ -46,6 +46,10 @@ public:
                               std::pair<const char*, double>& accuracy) = 0;
     /// Prints the accuracy of x; returns its JSON key and value.
     virtual std::pair<const char*, double> accuracy(const std::vector<double>& x) const = 0;
+    /// The right-hand side on the host (a case's load vector, assembled here).
+    virtual std::vector<double> load() = 0;
+    /// A case's finest mesh (for the fast direct solver); nullptr for a matrix file.
+    virtual const TensorMesh* mesh() const = 0;
 
     std::string kind;  ///< "case" or "matrix": the JSON key of `name`
     std::string name;  ///< the case's name, or the matrix file
