@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include "compare.hpp"
+#include "cpu_options.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -23,13 +24,7 @@ using namespace adimg;
 
 namespace {
 
-SolverOptions cpu_options(Precision precision = Precision::mixed) {
-    SolverOptions options;
-    options.backend = BackendKind::cpu;
-    options.precision = precision;
-    return options;
-}
-
+using adimg_test::cpu_options;
 using adimg_test::relative_max_difference;
 
 /// The message of the input_error that `make` throws (fails the test if it throws nothing).

@@ -9,21 +9,14 @@
 
 #include <catch2/catch.hpp>
 
+#include "cpu_options.hpp"
+
 #include <cmath>
 #include <vector>
 
 using namespace adimg;
 
-namespace {
-
-SolverOptions cpu_options(Precision precision = Precision::mixed) {
-    SolverOptions options;
-    options.backend = BackendKind::cpu;
-    options.precision = precision;
-    return options;
-}
-
-}  // namespace
+using adimg_test::cpu_options;
 
 TEST_CASE("solve_case gives the solve and the L2 error of the host's load vector and error measure", "[setup]") {
     for (const Precision precision : {Precision::mixed, Precision::double_, Precision::single}) {

@@ -6,6 +6,7 @@
 #include <adimg/hierarchy.hpp>
 
 #include "../problems/mesh_hierarchy.hpp"
+#include "../solver/coarsest_level.hpp"
 #include "../solver/engine.hpp"
 #include "distributed_backend.hpp"
 
@@ -62,21 +63,6 @@ void DistributedSolver::setup(const CaseSpec& problem, int level) {
     state_->scaled_rows.clear();
     state_->ready = true;
 }
-
-namespace {
-
-/// The coarsest level of a user's matrix as Solver::setup chooses it: the option within the
-/// grid's levels, lowered for the direct coarse solve until that level is small enough.
-int coarsest_level(const Grid& grid, const SolverOptions& o) {
-    int coarse = std::clamp(o.coarse_level, grid.coarsest_level(), grid.finest_level());
-    if (o.coarse_solver == CoarseSolver::direct)
-        while (coarse > grid.coarsest_level() &&
-               static_cast<long long>(grid.mx_on_level(coarse)) * grid.my_on_level(coarse) > max_direct_coarse_unknowns)
-            --coarse;
-    return coarse;
-}
-
-}  // namespace
 
 void DistributedSolver::setup(const GridMatrix& A) {
     const Hierarchy hierarchy = galerkin_hierarchy(A, coarsest_level(A.grid(), state_->options));

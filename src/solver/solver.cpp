@@ -2,6 +2,7 @@
 #include <adimg/solver.hpp>
 
 #include "../problems/mesh_hierarchy.hpp"
+#include "coarsest_level.hpp"
 #include "engine.hpp"
 #include "galerkin_levels.hpp"
 
@@ -19,18 +20,6 @@ namespace {
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-/// The coarsest level of a user's matrix: SolverOptions::coarse_level within the grid's levels,
-/// and for the direct coarse solve lowered further, where the grid allows, until it is small
-/// enough (e.g. 97 x 49 nodes, whose finest level is 4, stops at level 3, 49 x 25).
-int coarsest_level(const Grid& grid, const SolverOptions& options) {
-    int coarse = std::clamp(options.coarse_level, grid.coarsest_level(), grid.finest_level());
-    if (options.coarse_solver == CoarseSolver::direct)
-        while (coarse > grid.coarsest_level() &&
-               static_cast<long long>(grid.mx_on_level(coarse)) * grid.my_on_level(coarse) > max_direct_coarse_unknowns)
-            --coarse;
-    return coarse;
 }
 
 }  // namespace
