@@ -12,6 +12,9 @@
 #include <limits>
 #include <sstream>
 #include <string>
+#include <vector>
+
+#include <omp.h>
 
 namespace adimg {
 namespace {
@@ -341,18 +344,34 @@ void GridMatrix::check_and_scale(const MatrixChecks& checks) {
         std::size_t p = 0;
         int k = 0;
     };
+    // Rows in one contiguous range per thread: the first offending row is the first of the lowest
+    // range that has one, so the message names the same row as a serial scan (a 4097 x 4097
+    // matrix's checks took 1.7 s on one thread).
     auto scan = [&](auto&& bad) {
-        First f;
-        for (std::size_t p = 0; p < n; ++p)
-            for (int k = 0; k < 9; ++k)
-                if (bad(p, k)) {
-                    if (f.rows++ == 0) {
-                        f.p = p;
-                        f.k = k;
+        std::vector<First> found(static_cast<std::size_t>(omp_get_max_threads()));
+#pragma omp parallel
+        {
+            const std::size_t t = static_cast<std::size_t>(omp_get_thread_num()), count = omp_get_num_threads();
+            First& f = found[t];
+            for (std::size_t p = n * t / count; p < n * (t + 1) / count; ++p)
+                for (int k = 0; k < 9; ++k)
+                    if (bad(p, k)) {
+                        if (f.rows++ == 0) {
+                            f.p = p;
+                            f.k = k;
+                        }
+                        break;
                     }
-                    break;
-                }
-        return f;
+        }
+        First all;
+        for (const First& f : found) {
+            if (f.rows && all.rows == 0) {
+                all.p = f.p;
+                all.k = f.k;
+            }
+            all.rows += f.rows;
+        }
+        return all;
     };
 
     if (const First f = scan([&](std::size_t p, int k) { return !std::isfinite(A(k, p)); }); f.rows)
