@@ -45,16 +45,4 @@ void CoarseFactor::solve(const double* b, double* x) const {
         out = lu_->solve(rhs);
 }
 
-std::vector<double> CoarseFactor::inverse() const {
-    const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(n_, n_);
-    const Eigen::MatrixXd inverse = cholesky_ ? Eigen::MatrixXd(cholesky_->solve(identity)) : Eigen::MatrixXd(lu_->solve(identity));
-    if (!inverse.allFinite())
-        throw input_error("the coarsest grid's matrix (" + std::to_string(n_) +
-                          " unknowns) is singular to working precision: its inverse is not finite; use "
-                          "SolverOptions::coarse_solver = pcg");
-    std::vector<double> rows(static_cast<std::size_t>(n_) * n_);
-    Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(rows.data(), n_, n_) = inverse;
-    return rows;
-}
-
 }  // namespace adimg
