@@ -1,21 +1,23 @@
-// Built instead of src/cuda/ when no CUDA compiler was found.
+// Built instead of src/cuda/ when the build has no CUDA backend; ADIMG_NO_CUDA_REASON (from
+// cmake/cuda_backend.cmake) says why: no compiler, no toolkit, or ADIMG_ENABLE_CUDA=OFF.
 #include <adimg/error.hpp>
 #include <adimg/pinned_memory.hpp>
 #include <adimg/solver.hpp>
+
+#include <string>
 
 #include "../solver/engine.hpp"
 
 namespace adimg {
 
 bool cuda_available(std::string* why) {
-    if (why) *why = "this build of adimg has no CUDA backend (no CUDA compiler was found at configure time)";
+    if (why) *why = std::string("this build of adimg has no CUDA backend: ") + ADIMG_NO_CUDA_REASON;
     return false;
 }
 
 std::unique_ptr<SolverEngine> make_cuda_engine(const SolverOptions&) {
-    throw device_error("SolverOptions::backend = cuda, but this build of adimg has no CUDA backend (no CUDA "
-                       "compiler was found at configure time); rebuild with nvcc on the PATH, or use "
-                       "SolverOptions::backend = cpu");
+    throw device_error(std::string("SolverOptions::backend = cuda, but this build of adimg has no CUDA backend: ") +
+                       ADIMG_NO_CUDA_REASON + "; rebuild with the CUDA backend, or use SolverOptions::backend = cpu");
 }
 
 // Without CUDA there is no pinned memory: ordinary memory serves the same calls.
