@@ -101,6 +101,19 @@ double difference(const std::vector<double>& gpu_result, const std::vector<doubl
 template <class T>
 double tolerance() { return sizeof(T) == 4 ? 2e-5 : 1e-12; }
 
+/// The GPU's direct coarsest-grid solve of A equals the CPU backend's for a random b (both
+/// relative to the solution's largest entry, as the solve is: A5's spans many orders).
+template <class T>
+void check_direct_solve(const NineBands<double>& A, std::mt19937& rng) {
+    const std::vector<double> b = random_vector(A.rows(), rng);
+    auto x_gpu = poisoned<T>(A.rows());
+    gpu().direct_solve(gpu().make_direct_solve(A), device<T>(b), x_gpu);
+    CpuBackend cpu;
+    std::vector<T> x_cpu(A.rows());
+    cpu.direct_solve(cpu.make_direct_solve(A), as<T>(b), x_cpu);
+    CHECK(difference(host(x_gpu), as_double(x_cpu)) < 10 * tolerance<T>());
+}
+
 /// Grid sizes at warp (32) and tile edges, odd and even, square and not.
 const std::pair<int, int> grids[] = {{31, 32}, {32, 33}, {33, 31}, {3, 65}, {129, 17}, {257, 257}, {1025, 65}, {63, 1025}};
 /// Coarsenable grids (odd sizes) for the transfer operators.
@@ -350,16 +363,9 @@ TEMPLATE_TEST_CASE("CUDA dense product equals the product in double on the host,
             for (std::size_t j = 0; j < n; ++j) x_host[i] += M[i * n + j] * double(b_t[j]);
         CHECK(difference(host(x_gpu), as_double(as<T>(x_host))) < tolerance<T>());
     }
-    CpuBackend cpu;
     for (auto [mx, my] : {std::pair{3, 3}, std::pair{17, 9}, std::pair{33, 33}}) {
         INFO(mx << "x" << my << " coarsest grid");
-        const NineBands<double> A = random_bands(mx, my, rng);
-        const std::vector<double> b = random_vector(A.rows(), rng);
-        auto x_gpu = poisoned<T>(A.rows());
-        gpu().direct_solve(gpu().make_direct_solve(A), device<T>(b), x_gpu);
-        std::vector<T> x_cpu(A.rows());
-        cpu.direct_solve(cpu.make_direct_solve(A), as<T>(b), x_cpu);
-        CHECK(difference(host(x_gpu), as_double(x_cpu)) < 10 * tolerance<T>());
+        check_direct_solve<T>(random_bands(mx, my, rng), rng);
     }
 }
 
@@ -588,19 +594,11 @@ TEMPLATE_TEST_CASE("the coarsest grid's inverse by cuSOLVER: Cholesky for the sy
                    "[gpu][coarse]", float, double) {
     using T = TestType;
     std::mt19937 rng(16);
-    CpuBackend cpu;
     for (const std::string name : {"U1", "A3", "A5"}) {
         INFO(name << " at L=5 (33x33)");
         const NineBands<double> A = assemble_stiffness(builtin_case(name).mesh(5));
         REQUIRE(nearly_symmetric(A));
-        const std::vector<double> b = random_vector(A.rows(), rng);
-        auto x_gpu = poisoned<T>(A.rows());
-        gpu().direct_solve(gpu().make_direct_solve(A), device<T>(b), x_gpu);
-        std::vector<T> x_cpu(A.rows());
-        cpu.direct_solve(cpu.make_direct_solve(A), as<T>(b), x_cpu);
-        // A5's coarsest matrix spans many orders of magnitude: its solution is compared, as the
-        // solve is, relative to its largest entry.
-        CHECK(difference(host(x_gpu), as_double(x_cpu)) < 10 * tolerance<T>());
+        check_direct_solve<T>(A, rng);
     }
     NineBands<double> singular = assemble_stiffness(builtin_case("U1").mesh(3));
     for (int k = 0; k < 9; ++k) singular(k, 40) = 0.0;
