@@ -1,6 +1,6 @@
 # Decides whether this build has the CUDA backend: sets ADIMG_HAVE_CUDA from ADIMG_ENABLE_CUDA.
 #   AUTO  the backend when a usable toolkit is found: nvcc compiles a test program, and the
-#         toolkit has the libraries that src/cuda links (the runtime, cuBLAS, cuFFT, cuSOLVER);
+#         toolkit has the libraries that src/cuda links (the runtime, cuBLAS, cuFFT);
 #         otherwise a CPU-only build, saying why
 #   ON    the backend, or a configure error saying what is missing
 #   OFF   CPU only, without looking for CUDA
@@ -31,7 +31,7 @@ if(NOT _adimg_cuda_mode STREQUAL "OFF")
     if(NOT CUDAToolkit_FOUND)
       set(_adimg_no_cuda "nvcc works, but CMake's FindCUDAToolkit did not find its toolkit; set CUDAToolkit_ROOT")
     else()
-      foreach(_adimg_target CUDA::cudart_static CUDA::cublas CUDA::cufft CUDA::cusolver)
+      foreach(_adimg_target CUDA::cudart_static CUDA::cublas CUDA::cufft)
         if(NOT TARGET ${_adimg_target})
           set(_adimg_no_cuda "the CUDA toolkit in ${CUDAToolkit_LIBRARY_DIR} lacks ${_adimg_target}")
         endif()

@@ -3,7 +3,6 @@
 // on one stream. Only the reductions (dot, norm2) bring a scalar back to the host, because the
 // control flow of the refinement loop needs it; everything else stays on the device.
 
-#include "dense_inverse.cuh"
 #include "device_memory.cuh"
 #include "graph_replay.cuh"
 #include "kernels/assembly.cuh"
@@ -15,6 +14,7 @@
 #include "transfers.cuh"
 
 #include "../solver/backend.hpp"
+#include "../solver/coarse_factor.hpp"
 
 #include "../problems/node_distances.hpp"
 
@@ -252,19 +252,24 @@ public:
         return norm_from_sum(read_result(), d);
     }
 
-    /// The coarsest grid's exact solve: its dense inverse (from the host's sparse factor), applied
-    /// as one product, which the device does at the speed of a copy and without dependent steps.
+    /// The coarsest grid's exact solve: its dense inverse, made on the host from a sparse factor
+    /// (CoarseFactor::inverse(), the identity's columns solved on all host threads) and uploaded,
+    /// applied as one product, which the device does at the speed of a copy and without dependent
+    /// steps. The host array is kept, so that a values-only re-setup allocates nothing.
     struct DirectSolve {
-        vector<double> inverse;  ///< row-major, n x n
+        std::vector<double> host;  ///< row-major, n x n
+        vector<double> inverse;    ///< the same on the device
         long long bytes() const { return static_cast<long long>(inverse.size() * sizeof(double)); }
     };
     DirectSolve make_direct_solve(const NineBands<double>& A) {
-        DirectSolve s{vector<double>(A.rows() * A.rows(), Uninitialised{})};
+        DirectSolve s{std::vector<double>(A.rows() * A.rows()), vector<double>(A.rows() * A.rows(), Uninitialised{})};
         update_direct_solve(A, s);
         return s;
     }
-    /// The inverse by cuSOLVER on the device (dense_inverse.cuh).
-    void update_direct_solve(const NineBands<double>& A, DirectSolve& s) { dense_inverse_.invert(A, s.inverse); }
+    void update_direct_solve(const NineBands<double>& A, DirectSolve& s) {
+        CoarseFactor(A).inverse(s.host.data());
+        upload(s.host, s.inverse);
+    }
     template <class T>
     void direct_solve(const DirectSolve& s, const vector<T>& b, vector<T>& x) { dense_apply(s.inverse, b, x); }
 
@@ -406,7 +411,6 @@ private:
     LineSweeps lines_;
     const std::optional<bool> fused_restriction_;
     const bool graphs_;
-    DenseInverse dense_inverse_{launch_.stream()};
     DeviceVector<double> partial_;
     DeviceVector<double> tile_sums_;  // update_defect_norm's partial sums, one per tile
     DeviceVector<double> result_;

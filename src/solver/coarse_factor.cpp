@@ -5,6 +5,8 @@
 
 #include <Eigen/Dense>
 
+#include <algorithm>
+
 namespace adimg {
 
 bool nearly_symmetric(const NineBands<double>& A) {
@@ -43,6 +45,27 @@ void CoarseFactor::solve(const double* b, double* x) const {
         out = cholesky_->solve(rhs);
     else
         out = lu_->solve(rhs);
+}
+
+void CoarseFactor::inverse(double* rows) const {
+    // Row i of A^-1 is column i of A^-T: for the symmetric factor that is the solve for e_i, for
+    // LU the solve with the transpose. Blocks of columns keep each thread's solves in cache.
+    using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    Eigen::Map<RowMajor> out(rows, n_, n_);
+    constexpr Eigen::Index block = 32;
+    bool finite = true;
+#pragma omp parallel for schedule(dynamic) reduction(&& : finite)
+    for (Eigen::Index first = 0; first < n_; first += block) {
+        const Eigen::Index width = std::min(block, n_ - first);
+        const Eigen::MatrixXd unit = Eigen::MatrixXd::Identity(n_, n_).middleCols(first, width);
+        const Eigen::MatrixXd solved = cholesky_ ? Eigen::MatrixXd(cholesky_->solve(unit)) : Eigen::MatrixXd(lu_->transpose().solve(unit));
+        finite = finite && solved.allFinite();
+        out.middleRows(first, width) = solved.transpose();
+    }
+    if (!finite)
+        throw input_error("the coarsest grid's matrix (" + std::to_string(n_) +
+                          " unknowns) is singular to working precision: its inverse is not finite; use "
+                          "SolverOptions::coarse_solver = pcg");
 }
 
 }  // namespace adimg

@@ -1,7 +1,7 @@
 #pragma once
-// The coarsest grid's matrix factored once, for the CPU backend's exact coarse solve: two sparse
-// triangular solves, O(n w) for a grid of n nodes and bandwidth w. (The CUDA backend inverts the
-// matrix on the device instead, src/cuda/dense_inverse.cuh.)
+// The coarsest grid's matrix factored once, for the V-cycle's exact coarse solve: applied as it
+// is (the CPU backend: two sparse triangular solves, O(n w) for a grid of n nodes and bandwidth
+// w), or turned into the dense inverse (the CUDA backend, which applies it as one product).
 
 #include <adimg/nine_bands.hpp>
 
@@ -26,6 +26,9 @@ public:
 
     /// x = A^-1 b.
     void solve(const double* b, double* x) const;
+    /// A^-1 as a dense row-major n x n array (n = rows()) written to `rows`: the identity's
+    /// columns solved in blocks on all host threads. Throws input_error if it is not finite.
+    void inverse(double* rows) const;
     std::size_t rows() const { return static_cast<std::size_t>(n_); }
     /// Host bytes of the factor.
     long long bytes() const { return bytes_; }

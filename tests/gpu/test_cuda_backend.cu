@@ -589,7 +589,7 @@ TEST_CASE("Galerkin products formed on the device equal the host's bit for bit, 
     }
 }
 
-TEMPLATE_TEST_CASE("the coarsest grid's inverse by cuSOLVER: Cholesky for the symmetric Q1 matrices, LU otherwise, "
+TEMPLATE_TEST_CASE("the coarsest grid's inverse from the host factor: Cholesky for the symmetric Q1 matrices, LU otherwise, "
                    "equal to the CPU's sparse factor; a singular matrix is an input error",
                    "[gpu][coarse]", float, double) {
     using T = TestType;
