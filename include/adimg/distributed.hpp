@@ -12,6 +12,12 @@
 ///     // b and x hold rows.count * mx values: rows rows.first .. rows.first + rows.count - 1
 ///     adimg::SolveReport report = solver.solve(b.data(), x.data());
 ///
+/// Ranks run on the CPU or each on a GPU, as SolverOptions::backend says: cpu; cuda (one GPU per
+/// rank, the node-local rank modulo the node's devices, so that ranks may share one); automatic
+/// (GPU ranks where every rank has a usable device, else CPU ranks, with notice() saying why).
+/// On GPU ranks the strips live on the device; halo rows cross ranks through pinned host memory,
+/// or from device memory where the MPI library says it is CUDA-aware (device_name() says which).
+///
 /// Every call is collective: all ranks of the communicator make it, in the same order. The
 /// y-lines of the ADI smoother cross the strips and are solved by the partition method, PPT
 /// (exact) by default, or PDD on the levels where the line matrices are diagonally dominant
@@ -71,8 +77,9 @@ struct LineSolveInfo {
 
 class DistributedSolver {
 public:
-    /// Throws input_error naming the first option out of range. `comm` is duplicated: the
-    /// solver's messages never mix with the caller's.
+    /// Throws input_error naming the first option out of range, device_error if options.backend
+    /// is cuda and a rank has no usable GPU (on every rank). `comm` is duplicated: the solver's
+    /// messages never mix with the caller's.
     DistributedSolver(MPI_Comm comm, SolverOptions options = {}, DistributedLines lines = DistributedLines::ppt);
     ~DistributedSolver();
     DistributedSolver(const DistributedSolver&) = delete;
@@ -105,6 +112,8 @@ public:
     int rank() const;
     int ranks() const;
     std::string device_name() const;
+    /// A line saying why backend automatic runs on CPU ranks; empty otherwise.
+    std::string notice() const;
     /// The levels, coarsest first, with the memory this rank holds for each.
     std::vector<LevelInfo> levels() const;
     CommunicationCounts communication() const;  ///< of the last solve, this rank

@@ -1,6 +1,6 @@
 // adimg-mpi: `mpirun -np P adimg-mpi solve --case A2 --level 9 [options of adimg solve]`, the
-// multigrid solve of a case over P MPI ranks (adimg::DistributedSolver). Every rank assembles and
-// solves its strip; rank 0 prints.
+// multigrid solve of a case over P MPI ranks (adimg::DistributedSolver), on CPU or GPU ranks as
+// --backend cpu|cuda|auto says. Every rank assembles and solves its strip; rank 0 prints.
 
 #include <adimg/distributed.hpp>
 #include <adimg/error.hpp>
@@ -22,7 +22,7 @@ using namespace adimg;
 using namespace adimg::cli;
 
 constexpr const char* usage =
-    "usage: mpirun -np P adimg-mpi solve --case A2 --level 9 [--smoother adi --lines ppt --precision mixed ...]";
+    "usage: mpirun -np P adimg-mpi solve --case A2 --level 9 [--backend auto --smoother adi --lines ppt --precision mixed ...]";
 
 const Choices<DistributedLines> line_methods = {{"ppt", DistributedLines::ppt}, {"pdd", DistributedLines::pdd}};
 
@@ -93,6 +93,7 @@ int run_solve(const std::vector<std::string>& args, int rank) {
     const double error = relative_l2_error(mesh, PolynomialProblem{problem.x.length, problem.y.length}, whole);
     std::printf("case %s, level %d (%d x %d nodes), %d ranks\n", problem.name.c_str(), problem_options.level, mesh.mx(),
                 mesh.my(), solver.ranks());
+    if (!solver.notice().empty()) std::printf("%s\n", solver.notice().c_str());
     std::printf("backend %s; y-lines %s\n", solver.device_name().c_str(), name_of(line_methods, lines).c_str());
     if (!quiet) {
         for (const LineSolveInfo& l : solver.line_solves())
@@ -138,6 +139,9 @@ int main(int argc, char** argv) {
     } catch (const input_error& e) {  // every rank has the same options: every rank stops here
         if (rank == 0) std::cerr << "adimg-mpi " << command << ": error: " << with_flags(e.what()) << "\n";
         status = 2;
+    } catch (const device_error& e) {  // a GPU rank's device, possibly on some ranks only
+        std::cerr << "adimg-mpi " << command << " (rank " << rank << "): error: " << with_flags(e.what()) << "\n";
+        MPI_Abort(MPI_COMM_WORLD, 5);
     } catch (const std::exception& e) {  // possibly on some ranks only: the others would wait forever
         std::cerr << "adimg-mpi " << command << " (rank " << rank << "): internal error: " << e.what() << "\n";
         MPI_Abort(MPI_COMM_WORLD, 4);

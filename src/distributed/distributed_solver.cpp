@@ -1,5 +1,5 @@
 // adimg::DistributedSolver: the generic engine (src/solver/engine.hpp) on the distributed
-// backend, with the strips of each setup's levels.
+// backend over CPU or GPU ranks (SolverOptions::backend), with the strips of each setup's levels.
 
 #include <adimg/distributed.hpp>
 #include <adimg/error.hpp>
@@ -8,7 +8,7 @@
 #include "../problems/mesh_hierarchy.hpp"
 #include "../solver/coarsest_level.hpp"
 #include "../solver/engine.hpp"
-#include "distributed_backend.hpp"
+#include "rank_engines.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -19,7 +19,8 @@ struct DistributedSolver::State {
     SolverOptions options;
     MPI_Comm comm = MPI_COMM_NULL;
     std::shared_ptr<DistributedContext> context;
-    std::unique_ptr<Engine<DistributedBackend>> engine;
+    std::unique_ptr<SolverEngine> engine;
+    std::string notice;  ///< why backend auto runs on CPU ranks
     bool ready = false;
     std::vector<std::pair<std::size_t, double>> scaled_rows;  ///< edge rows of a GridMatrix scaled to 1
     std::vector<double> scaled_b;
@@ -45,7 +46,19 @@ DistributedSolver::DistributedSolver(MPI_Comm comm, SolverOptions options, Distr
     state_->options = options;
     MPI_Comm_dup(comm, &state_->comm);
     state_->context = std::make_shared<DistributedContext>(state_->comm, lines);
-    state_->engine = std::make_unique<Engine<DistributedBackend>>(options, state_->context);
+    // GPU ranks only if every rank can be one: the ranks must agree, or some would wait forever.
+    std::string why;
+    const bool usable = options.backend != BackendKind::cpu && cuda_ranks_usable(&why);
+    const bool everywhere = !state_->context->comm.any(!usable);
+    if (options.backend == BackendKind::cuda && !everywhere) {
+        throw device_error("backend cuda asked of the distributed solver, but " +
+                           (usable ? std::string("another rank has no usable GPU") : "rank " + std::to_string(rank()) + ": " + why) +
+                           "; use backend cpu, or auto to fall back to the CPU by itself");
+    }
+    if (options.backend == BackendKind::automatic && !everywhere)
+        state_->notice = "note: " + std::string(usable ? "a rank has no usable GPU" : why) + "; running on CPU ranks";
+    state_->engine = options.backend != BackendKind::cpu && everywhere ? make_cuda_rank_engine(options, state_->context)
+                                                                       : make_cpu_rank_engine(options, state_->context);
 }
 
 DistributedSolver::~DistributedSolver() {
@@ -132,6 +145,7 @@ SolveReport DistributedSolver::solve(const double* b, double* x, InitialGuess gu
 int DistributedSolver::rank() const { return state_->context->comm.rank(); }
 int DistributedSolver::ranks() const { return state_->context->comm.size(); }
 std::string DistributedSolver::device_name() const { return state_->engine->device_name(); }
+std::string DistributedSolver::notice() const { return state_->notice; }
 
 std::vector<LevelInfo> DistributedSolver::levels() const {
     state_->check_setup("levels");

@@ -1,6 +1,7 @@
 #pragma once
-// A distributed backend over MPI_COMM_WORLD on the strips of given grids, and the moves between a
-// whole vector (the same on every rank) and this rank's strip of it.
+// A distributed backend over MPI_COMM_WORLD on the strips of given grids, on CPU ranks or (with
+// Rank = CudaRank) GPU ranks, and the moves between a whole vector (the same on every rank) and
+// this rank's strip of it.
 
 #include "distributed/distributed_backend.hpp"
 
@@ -13,9 +14,14 @@
 
 namespace adimg::test {
 
+template <class Rank>
 struct StripFixture {
+    using Backend = DistributedBackend<Rank>;
+    template <class T>
+    using vector = typename Backend::template vector<T>;
+
     std::shared_ptr<DistributedContext> context;
-    DistributedBackend be;
+    Backend be;
 
     explicit StripFixture(const std::vector<std::pair<int, int>>& grids, DistributedLines lines = DistributedLines::ppt)
         : context(std::make_shared<DistributedContext>(MPI_COMM_WORLD, lines)), be(context) {
@@ -24,17 +30,15 @@ struct StripFixture {
 
     /// This rank's strip of a whole vector of a level.
     template <class T>
-    StripVector<T> strip(const std::vector<double>& whole) {
-        StripVector<T> v = be.make_vector<T>(whole.size());
+    vector<T> strip(const std::vector<double>& whole) {
+        vector<T> v = be.template make_vector<T>(whole.size());
         be.upload(whole.data() + static_cast<std::size_t>(v.first_row) * v.mx, v.size(), v);
         return v;
     }
     /// The whole vector, gathered from every rank's strip.
     template <class T>
-    std::vector<double> whole(const StripVector<T>& v) {
-        std::vector<double> out(context->layout.level(v.level).nodes());
-        be.gather_rows(v.level, v.data(), out.data());
-        return out;
+    std::vector<double> whole(const vector<T>& v) {
+        return be.gather(v);
     }
     /// The line solve chosen for level l in precision T.
     template <class T>

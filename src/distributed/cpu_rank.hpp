@@ -1,0 +1,182 @@
+#pragma once
+// The rank-local operations of the distributed backend on the host: the CPU backend for what it
+// computes on a whole strip, and the loops over a strip's owned rows that the distributed backend
+// needs besides (a colour of Gauss–Seidel, the grid transfers with the strip's row offset, the
+// rank's part of the y-lines, sums over the owned entries). GPU ranks do the same on the device
+// (cuda_rank.cuh); both loop around the formulas of strip_formulas.hpp.
+
+#include <adimg/nine_bands.hpp>
+
+#include "../cpu/cpu_backend.hpp"
+#include "communicator.hpp"
+#include "strip_formulas.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+namespace adimg {
+
+class CpuRank {
+public:
+    using Local = CpuBackend;
+    template <class T>
+    using vector = Local::vector<T>;
+    template <class T>
+    using matrix = Local::matrix<T>;
+
+    explicit CpuRank(Communicator&) {}
+
+    Local& local() { return cpu_; }
+    std::string name() const { return cpu_.name(); }
+
+    // --- between host arrays of doubles and part of a vector --------------------------------
+    template <class T>
+    void from_host(const double* host, std::size_t n, vector<T>& v, std::size_t offset) {
+        std::copy(host, host + n, v.begin() + offset);
+    }
+    template <class T>
+    void to_host(const vector<T>& v, std::size_t offset, std::size_t n, double* host) {
+        std::copy(v.begin() + offset, v.begin() + offset + n, host);
+    }
+    /// A matrix's values on the host (setup only): the matrix itself.
+    template <class T>
+    const NineBands<T>& host_bands(const matrix<T>& M) {
+        return M;
+    }
+    /// *where = value, where in the backend's memory (a PCG scalar).
+    void set_scalar(double* where, double value) { *where = value; }
+
+    /// The halo rows of a strip of `rows` rows of mx values from the neighbouring ranks.
+    template <class T>
+    void exchange_rows(Communicator& comm, vector<T>& storage, int mx, int rows) {
+        comm.exchange_rows(storage.data(), mx, rows);
+    }
+
+    // --- sums over the n owned entries from `offset` on, in double ---------------------------
+    template <class T>
+    double owned_dot(const vector<T>& x, const vector<T>& y, std::size_t offset, std::size_t n) {
+        const T* a = x.data() + offset;
+        const T* b = y.data() + offset;
+        double sum = 0.0;
+#pragma omp parallel for schedule(static) reduction(+ : sum) if(CpuBackend::parallel_worth(n))
+        for (std::ptrdiff_t p = 0; p < static_cast<std::ptrdiff_t>(n); ++p) sum += double(a[p]) * double(b[p]);
+        return sum;
+    }
+    template <class T>
+    double owned_max_abs(const vector<T>& x, std::size_t offset, std::size_t n) {
+        double largest = 0.0;
+        for (std::size_t p = offset; p < offset + n; ++p) largest = std::max(largest, std::abs(double(x[p])));
+        return largest;
+    }
+    template <class T>
+    double owned_scaled_squares(const vector<T>& x, std::size_t offset, std::size_t n, double scale) {
+        double sum = 0.0;
+        for (std::size_t p = offset; p < offset + n; ++p) sum += (double(x[p]) / scale) * (double(x[p]) / scale);
+        return sum;
+    }
+
+    // --- stencil work on a strip (storage row r + 1 is grid row first_row + r) ---------------
+    /// The nodes (i, j) with i % 2 == ci on the strip's owned rows of parity cj of the grid, one
+    /// Gauss–Seidel colour; the halos must be current.
+    template <class T>
+    void gauss_seidel_colour(const matrix<T>& A, const vector<T>& b, vector<T>& x, int first_row, int ci, int cj) {
+        const BandsView<T> Av = view(A);
+        const int rows = A.my - 2, first = 1 + ((first_row + cj) & 1);
+#pragma omp parallel for schedule(static) if(CpuBackend::parallel_worth(static_cast<std::size_t>(rows) * A.mx))
+        for (int r = first; r <= rows; r += 2)
+            for (int i = ci; i < A.mx; i += 2) {
+                const std::size_t p = static_cast<std::size_t>(r) * A.mx + i;
+                x[p] = jacobi_update(x[p], b[p], row_product<T>(Av, x.data(), i, r), Av(C, p), T(1));
+            }
+    }
+    /// The owned coarse rows (coarse_rows from grid row coarse_first) of R fine, the fine strip
+    /// from grid row fine_first with its halo below current.
+    template <class T>
+    void restrict_rows(const vector<T>& fine, int mx_fine, int my_fine, int fine_first, const vector<T>& tx,
+                       const vector<T>& ty, vector<T>& coarse, int coarse_first, int coarse_rows) {
+        const int mxc = mx_fine / 2 + 1, myc = my_fine / 2 + 1;
+#pragma omp parallel for schedule(static) if(CpuBackend::parallel_worth(fine.size()))
+        for (int r = 0; r < coarse_rows; ++r)
+            for (int I = 0; I < mxc; ++I)
+                coarse[static_cast<std::size_t>(r + 1) * mxc + I] = strip_restrict_value(
+                    fine.data(), mx_fine, fine_first, mxc, myc, tx.data(), ty.data(), I, coarse_first + r);
+    }
+    /// fine += P coarse on the interior nodes of the fine strip's owned rows (fine_rows from grid
+    /// row fine_first), the coarse strip from grid row coarse_first with its halo above current.
+    template <class T>
+    void prolong_rows(const vector<T>& coarse, int coarse_first, const vector<T>& tx, const vector<T>& ty,
+                      vector<T>& fine, int mx_fine, int my_fine, int fine_first, int fine_rows) {
+        const int mxc = mx_fine / 2 + 1;
+#pragma omp parallel for schedule(static) if(CpuBackend::parallel_worth(fine.size()))
+        for (int r = 0; r < fine_rows; ++r) {
+            const int j = fine_first + r;
+            if (j == 0 || j == my_fine - 1) continue;
+            for (int i = 1; i < mx_fine - 1; ++i)
+                fine[static_cast<std::size_t>(r + 1) * mx_fine + i] +=
+                    strip_prolong_value(coarse.data(), mxc, coarse_first, tx.data(), ty.data(), i, j);
+        }
+    }
+
+    // --- the rank's part of the y-lines (distributed_lines.hpp) -------------------------------
+    /// Every y-line's part on the strip's m owned rows reduced to its two coupling equations,
+    /// into `ends` (host, y_line_end_words per line); the reduced parts are kept for
+    /// y_lines_finish. x_in's halos must be current.
+    template <class T>
+    void y_lines_reduce(const matrix<T>& A, const vector<T>& b, const vector<T>& x_in, T* ends) {
+        const int mx = A.mx, m = A.my - 2;
+        LineParts<T>& w = parts<T>(static_cast<std::size_t>(m) * mx);
+        const BandsView<T> Av = view(A);
+        const bool parallel = CpuBackend::parallel_worth(w.a.size());
+#pragma omp parallel for schedule(static) if(parallel)
+        for (int r = 0; r < m; ++r)
+            for (int i = 0; i < mx; ++i) {
+                const std::size_t q = static_cast<std::size_t>(r) * mx + i;
+                const CrEquation<T> e = y_line_equation(Av, b.data(), x_in.data(), i, r);
+                w.a[q] = e.a;
+                w.c[q] = e.c;
+                w.v[q] = e.v;
+            }
+#pragma omp parallel for schedule(static) if(parallel)
+        for (int i = 0; i < mx; ++i) y_line_reduce(w.a.data(), w.c.data(), w.v.data(), mx, m, i, ends);
+    }
+    /// x_out on the owned rows from the solved ends (`solved`: first and last of line i at 2 i,
+    /// 2 i + 1) and the parts y_lines_reduce kept.
+    template <class T>
+    void y_lines_finish(int mx, int m, const T* solved, const vector<T>& x_in, vector<T>& x_out, T omega) {
+        LineParts<T>& w = parts<T>(static_cast<std::size_t>(m) * mx);
+#pragma omp parallel for schedule(static) if(CpuBackend::parallel_worth(w.a.size()))
+        for (int i = 0; i < mx; ++i)
+            y_line_finish(w.a.data(), w.c.data(), w.v.data(), mx, m, i, solved[2 * i], solved[2 * i + 1], x_in.data(),
+                          x_out.data(), omega);
+    }
+
+    std::size_t workspace_bytes() const {
+        return std::get<0>(parts_).bytes() + std::get<1>(parts_).bytes();
+    }
+
+private:
+    /// A strip's y-line equations (a, c, v at r * mx + i), kept at the size of the last sweep.
+    template <class T>
+    struct LineParts {
+        std::vector<T> a, c, v;
+        std::size_t bytes() const { return (a.size() + c.size() + v.size()) * sizeof(T); }
+    };
+    template <class T>
+    LineParts<T>& parts(std::size_t n) {
+        LineParts<T>& w = std::get<LineParts<T>>(parts_);
+        w.a.resize(n);
+        w.c.resize(n);
+        w.v.resize(n);
+        return w;
+    }
+
+    CpuBackend cpu_;
+    std::tuple<LineParts<float>, LineParts<double>> parts_;
+};
+
+}  // namespace adimg

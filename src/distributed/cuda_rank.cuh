@@ -1,0 +1,268 @@
+#pragma once
+// The rank-local operations of the distributed backend on the rank's GPU (one GPU per rank, the
+// node-local rank modulo the devices; ranks may share one): the CUDA backend for what it computes
+// on a whole strip, and kernels for what the distributed backend needs besides (strip_kernels.cuh:
+// the grid transfers with the strip's row offset, the rank's part of the y-lines; the CUDA
+// backend's own kernels for a Gauss–Seidel colour and the sums over the owned entries). What
+// crosses ranks crosses on the host: halo rows staged through pinned host memory, or passed from
+// device memory where the MPI library is CUDA-aware (cuda_aware_mpi.hpp); sums and the y-lines'
+// coupling equations as host values. The CPU ranks do the same on the host (cpu_rank.hpp).
+
+#include <adimg/error.hpp>
+#include <adimg/nine_bands.hpp>
+#include <adimg/pinned_memory.hpp>
+
+#include "../cuda/cuda_backend.cuh"
+#include "communicator.hpp"
+#include "cuda_aware_mpi.hpp"
+#include "strip_kernels.cuh"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace adimg {
+
+class CudaRank {
+public:
+    using Local = CudaBackend;
+    template <class T>
+    using vector = DeviceVector<T>;
+    template <class T>
+    using matrix = DeviceBands<T>;
+
+    /// Selects this rank's device (collective over the communicator) before the CUDA backend
+    /// makes its stream there; throws device_error if the rank sees no device.
+    explicit CudaRank(Communicator& comm)
+        : device_(select_device(comm.comm())), cuda_aware_(mpi_cuda_aware()), partial_(partial_count), result_(1) {}
+
+    Local& local() { return cuda_; }
+    std::string name() const {
+        return cuda_.name() + ", device " + std::to_string(device_) + ", halos " +
+               (cuda_aware_ ? "passed device to device (CUDA-aware MPI)" : "staged through pinned host memory");
+    }
+    /// Whether halo rows go to MPI from device memory (the MPI library is CUDA-aware).
+    bool device_to_device() const { return cuda_aware_; }
+
+    // --- between host arrays of doubles and part of a vector --------------------------------
+    template <class T>
+    void from_host(const double* host, std::size_t n, vector<T>& v, std::size_t offset) {
+        double* stage = staging(n);
+        ADIMG_CUDA_CHECK(cudaMemcpyAsync(stage, host, n * sizeof(double), cudaMemcpyHostToDevice, stream()));
+        launch("scale_convert kernel", kernels::scale_convert<double, T>, blocks(n), 256, 0, 1.0, stage, v.data() + offset, n);
+        ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream()));  // the caller may free `host`
+    }
+    template <class T>
+    void to_host(const vector<T>& v, std::size_t offset, std::size_t n, double* host) {
+        double* stage = staging(n);
+        launch("scale_convert kernel", kernels::scale_convert<T, double>, blocks(n), 256, 0, 1.0, v.data() + offset, stage, n);
+        ADIMG_CUDA_CHECK(cudaMemcpyAsync(host, stage, n * sizeof(double), cudaMemcpyDeviceToHost, stream()));
+        ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream()));
+    }
+    /// A matrix's values on the host (setup only).
+    template <class T>
+    NineBands<T> host_bands(const matrix<T>& M) {
+        NineBands<T> host(M.mx, M.my);
+        ADIMG_CUDA_CHECK(cudaMemcpyAsync(host.values.data(), M.values.data(), host.values.size() * sizeof(T),
+                                         cudaMemcpyDeviceToHost, stream()));
+        ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream()));
+        return host;
+    }
+    /// *where = value, where in device memory (a PCG scalar).
+    void set_scalar(double* where, double value) {
+        scalar_.resize(1);
+        scalar_[0] = value;
+        ADIMG_CUDA_CHECK(cudaMemcpyAsync(where, scalar_.data(), sizeof(double), cudaMemcpyHostToDevice, stream()));
+        ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream()));
+    }
+
+    /// The halo rows of a strip of `rows` rows of mx values from the neighbouring ranks: the
+    /// strip's first and last rows copied to pinned host memory, exchanged, and the neighbours'
+    /// rows copied into the halos (queued on the stream, ahead of the kernels that read them); or,
+    /// with a CUDA-aware MPI, exchanged from and into device memory once the stream has written them.
+    template <class T>
+    void exchange_rows(Communicator& comm, vector<T>& storage, int mx, int rows) {
+        ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream()));
+        if (cuda_aware_) {
+            comm.exchange_rows(storage.data(), mx, rows);
+            return;
+        }
+        pinned_vector<T>& stage = std::get<pinned_vector<T>>(halo_stage_);
+        if (stage.size() < 4 * static_cast<std::size_t>(mx)) stage.resize(4 * static_cast<std::size_t>(mx));
+        T* const to_below = stage.data();
+        T* const to_above = to_below + mx;
+        T* const from_below = to_above + mx;
+        T* const from_above = from_below + mx;
+        const std::size_t row_bytes = static_cast<std::size_t>(mx) * sizeof(T);
+        T* const first = storage.data() + mx;
+        T* const last = storage.data() + static_cast<std::size_t>(rows) * mx;
+        ADIMG_CUDA_CHECK(cudaMemcpyAsync(to_below, first, row_bytes, cudaMemcpyDeviceToHost, stream()));
+        ADIMG_CUDA_CHECK(cudaMemcpyAsync(to_above, last, row_bytes, cudaMemcpyDeviceToHost, stream()));
+        ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream()));
+        comm.neighbour_exchange(to_below, from_above, to_above, from_below, mx);
+        // The pinned rows are read by these copies before the next exchange's synchronisation
+        // lets MPI write them again.
+        if (comm.below() != MPI_PROC_NULL)
+            ADIMG_CUDA_CHECK(cudaMemcpyAsync(storage.data(), from_below, row_bytes, cudaMemcpyHostToDevice, stream()));
+        if (comm.above() != MPI_PROC_NULL)
+            ADIMG_CUDA_CHECK(cudaMemcpyAsync(last + mx, from_above, row_bytes, cudaMemcpyHostToDevice, stream()));
+    }
+
+    // --- sums over the n owned entries from `offset` on, in double (the CUDA backend's
+    // deterministic reductions, on the owned part of the strip) ----------------------------------
+    template <class T>
+    double owned_dot(const vector<T>& x, const vector<T>& y, std::size_t offset, std::size_t n) {
+        const int count = std::min(partial_count, blocks(n));
+        launch("dot_partial kernel", kernels::dot_partial<T>, count, kernels::reduce_threads, 0, x.data() + offset,
+               y.data() + offset, n, partial_.data());
+        launch("dot_final kernel", kernels::dot_final, 1, 1024, 0, static_cast<const double*>(partial_.data()), count,
+               result_.data());
+        return read_result();
+    }
+    template <class T>
+    double owned_max_abs(const vector<T>& x, std::size_t offset, std::size_t n) {
+        const int count = std::min(partial_count, blocks(n));
+        launch("max_abs_partial kernel", kernels::max_abs_partial<T>, count, kernels::reduce_threads, 0, x.data() + offset,
+               n, partial_.data());
+        launch("max_abs_partial kernel", kernels::max_abs_partial<double>, 1, kernels::reduce_threads, 0,
+               static_cast<const double*>(partial_.data()), static_cast<std::size_t>(count), result_.data());
+        return read_result();
+    }
+    template <class T>
+    double owned_scaled_squares(const vector<T>& x, std::size_t offset, std::size_t n, double scale) {
+        const int count = std::min(partial_count, blocks(n));
+        launch("scaled_square_partial kernel", kernels::scaled_square_partial<T>, count, kernels::reduce_threads, 0,
+               x.data() + offset, n, scale, partial_.data());
+        launch("dot_final kernel", kernels::dot_final, 1, 1024, 0, static_cast<const double*>(partial_.data()), count,
+               result_.data());
+        return read_result();
+    }
+
+    // --- stencil work on a strip (storage row r + 1 is grid row first_row + r) ---------------
+    /// One Gauss–Seidel colour by the CUDA backend's kernel on the whole strip, its row parity
+    /// shifted to the grid's: the halo rows of that parity get harmless values (identity rows)
+    /// that the next refresh replaces.
+    template <class T>
+    void gauss_seidel_colour(const matrix<T>& A, const vector<T>& b, vector<T>& x, int first_row, int ci, int cj) {
+        const int local_cj = (cj + first_row + 1) & 1;  // storage row r is grid row first_row + r - 1
+        launch("gauss_seidel_colour kernel", kernels::gauss_seidel_colour<T>, tiles((A.mx + 1) / 2, (A.my + 1) / 2),
+               dim3(kernels::tile_x, kernels::tile_y), 0, A.view(), b.data(), x.data(), ci, local_cj);
+    }
+    template <class T>
+    void restrict_rows(const vector<T>& fine, int mx_fine, int my_fine, int fine_first, const vector<T>& tx,
+                       const vector<T>& ty, vector<T>& coarse, int coarse_first, int coarse_rows) {
+        launch("restrict_rows kernel", strip_kernels::restrict_rows<T>, tiles(mx_fine / 2 + 1, coarse_rows), block2d(), 0,
+               fine.data(), mx_fine, my_fine, fine_first, tx.data(), ty.data(), coarse.data(), coarse_first, coarse_rows);
+    }
+    template <class T>
+    void prolong_rows(const vector<T>& coarse, int coarse_first, const vector<T>& tx, const vector<T>& ty,
+                      vector<T>& fine, int mx_fine, int my_fine, int fine_first, int fine_rows) {
+        launch("prolong_rows kernel", strip_kernels::prolong_rows<T>, tiles(mx_fine, fine_rows), block2d(), 0,
+               coarse.data(), coarse_first, tx.data(), ty.data(), fine.data(), mx_fine, my_fine, fine_first, fine_rows);
+    }
+
+    // --- the rank's part of the y-lines (distributed_lines.hpp) -------------------------------
+    /// The strip's equations (one thread per node), each line's part eliminated (one thread per
+    /// line), and the coupling equations copied to `ends` on the host.
+    template <class T>
+    void y_lines_reduce(const matrix<T>& A, const vector<T>& b, const vector<T>& x_in, T* ends) {
+        const int mx = A.mx, m = A.my - 2;
+        LineParts<T>& w = parts<T>(mx, m);
+        launch("y_line_equations kernel", strip_kernels::y_line_equations<T>, tiles(mx, m), block2d(), 0, A.view(),
+               b.data(), x_in.data(), m, w.a.data(), w.c.data(), w.v.data());
+        launch("y_line_reduce kernel", strip_kernels::y_line_reduce<T>, line_blocks(mx), strip_kernels::line_threads, 0,
+               w.a.data(), w.c.data(), w.v.data(), mx, m, w.ends.data());
+        ADIMG_CUDA_CHECK(cudaMemcpyAsync(ends, w.ends.data(), w.ends.size() * sizeof(T), cudaMemcpyDeviceToHost, stream()));
+        ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream()));
+    }
+    /// The solved ends (host: first and last of line i at 2 i, 2 i + 1) to the device, each line's
+    /// part filled in and relaxed into x_out's owned rows.
+    template <class T>
+    void y_lines_finish(int mx, int m, const T* solved, const vector<T>& x_in, vector<T>& x_out, T omega) {
+        LineParts<T>& w = parts<T>(mx, m);
+        ADIMG_CUDA_CHECK(
+            cudaMemcpyAsync(w.solved.data(), solved, w.solved.size() * sizeof(T), cudaMemcpyHostToDevice, stream()));
+        launch("y_line_finish kernel", strip_kernels::y_line_finish<T>, line_blocks(mx), strip_kernels::line_threads, 0,
+               static_cast<const T*>(w.a.data()), static_cast<const T*>(w.c.data()), w.v.data(), mx, m,
+               static_cast<const T*>(w.solved.data()), x_in.data(), x_out.data(), omega);
+        ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream()));  // `solved` is the caller's, pageable
+    }
+
+    std::size_t workspace_bytes() const {
+        return std::get<0>(parts_).bytes() + std::get<1>(parts_).bytes() + stage_.size() * sizeof(double) +
+               (partial_.size() + result_.size()) * sizeof(double);
+    }
+
+private:
+    static int select_device(MPI_Comm comm) {
+        MPI_Comm node;
+        MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+        int local_rank = 0;
+        MPI_Comm_rank(node, &local_rank);
+        MPI_Comm_free(&node);
+        int count = 0;
+        if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+            (void)cudaGetLastError();
+            throw device_error("a GPU rank found no usable CUDA device; run the distributed solver with backend cpu");
+        }
+        ADIMG_CUDA_CHECK(cudaSetDevice(local_rank % count));
+        return local_rank % count;
+    }
+
+    /// A strip's y-line equations (a, c, v at r * mx + i), the coupling equations and the solved
+    /// ends on the device, kept at the size of the last sweep.
+    template <class T>
+    struct LineParts {
+        DeviceVector<T> a, c, v, ends, solved;
+        std::size_t bytes() const { return (a.size() + c.size() + v.size() + ends.size() + solved.size()) * sizeof(T); }
+    };
+    template <class T>
+    LineParts<T>& parts(int mx, int m) {
+        LineParts<T>& w = std::get<LineParts<T>>(parts_);
+        const std::size_t n = static_cast<std::size_t>(m) * mx;
+        if (w.a.size() != n) w.a = DeviceVector<T>(n), w.c = DeviceVector<T>(n), w.v = DeviceVector<T>(n);
+        if (w.ends.size() != static_cast<std::size_t>(y_line_end_words) * mx)
+            w.ends = DeviceVector<T>(static_cast<std::size_t>(y_line_end_words) * mx),
+            w.solved = DeviceVector<T>(2 * static_cast<std::size_t>(mx));
+        return w;
+    }
+    /// A device buffer of at least n doubles for the conversions of from_host and to_host.
+    double* staging(std::size_t n) {
+        if (stage_.size() < n) stage_ = DeviceVector<double>(n);
+        return stage_.data();
+    }
+    double read_result() {
+        scalar_.resize(1);
+        ADIMG_CUDA_CHECK(cudaMemcpyAsync(scalar_.data(), result_.data(), sizeof(double), cudaMemcpyDeviceToHost, stream()));
+        ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream()));
+        return scalar_[0];
+    }
+
+    cudaStream_t stream() const { return cuda_.stream(); }
+    template <class Kernel, class... Args>
+    void launch(const char* what, Kernel kernel, dim3 grid, dim3 block, std::size_t shared, Args... args) {
+        cuda_.launcher()(what, kernel, grid, block, shared, args...);
+    }
+    static dim3 block2d() { return dim3(strip_kernels::tile_x, strip_kernels::tile_y); }
+    static dim3 tiles(int nx, int ny) {
+        return dim3((nx + strip_kernels::tile_x - 1) / strip_kernels::tile_x,
+                    (ny + strip_kernels::tile_y - 1) / strip_kernels::tile_y);
+    }
+    static dim3 line_blocks(int lines) { return dim3((lines + strip_kernels::line_threads - 1) / strip_kernels::line_threads); }
+    static int blocks(std::size_t n) { return static_cast<int>(std::clamp<std::size_t>((n + 255) / 256, 1, 4 * 1024)); }
+
+    static constexpr int partial_count = 1024;
+    const int device_;
+    const bool cuda_aware_;
+    CudaBackend cuda_;
+    DeviceVector<double> partial_, result_, stage_;
+    pinned_vector<double> scalar_;
+    std::tuple<pinned_vector<float>, pinned_vector<double>> halo_stage_;
+    std::tuple<LineParts<float>, LineParts<double>> parts_;
+};
+
+}  // namespace adimg

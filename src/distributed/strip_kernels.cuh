@@ -1,0 +1,76 @@
+#pragma once
+// The GPU ranks' kernels for what the CUDA backend has no entry point for on a strip (storage
+// row r + 1 is grid row first + r): the grid transfers with the strip's row offset, and the
+// rank's part of the y-lines. Each thread runs a formula of strip_formulas.hpp, the same that the
+// CPU ranks' loops run (cpu_rank.hpp).
+
+#include "../cuda/kernels/launch.cuh"
+#include "strip_formulas.hpp"
+
+#include <cstddef>
+
+namespace adimg::strip_kernels {
+
+/// Blocks of 2-D kernels (x fastest, one warp wide) and of the per-line kernels.
+constexpr int tile_x = 32, tile_y = 8, line_threads = 128;
+
+/// coarse row first + r, node I, of R fine, for the strip's coarse_rows owned rows.
+template <class T>
+__global__ void restrict_rows(const T* __restrict__ fine, int mx_fine, int my_fine, int fine_first,
+                              const T* __restrict__ tx, const T* __restrict__ ty, T* __restrict__ coarse,
+                              int coarse_first, int coarse_rows) {
+    kernels::follow_previous_kernel();
+    const int mxc = mx_fine / 2 + 1, myc = my_fine / 2 + 1;
+    const int I = blockIdx.x * tile_x + threadIdx.x, r = blockIdx.y * tile_y + threadIdx.y;
+    if (I >= mxc || r >= coarse_rows) return;
+    coarse[static_cast<std::size_t>(r + 1) * mxc + I] =
+        strip_restrict_value(fine, mx_fine, fine_first, mxc, myc, tx, ty, I, coarse_first + r);
+}
+
+/// fine += P coarse on the interior nodes of the fine strip's fine_rows owned rows.
+template <class T>
+__global__ void prolong_rows(const T* __restrict__ coarse, int coarse_first, const T* __restrict__ tx,
+                             const T* __restrict__ ty, T* __restrict__ fine, int mx_fine, int my_fine, int fine_first,
+                             int fine_rows) {
+    kernels::follow_previous_kernel();
+    const int i = blockIdx.x * tile_x + threadIdx.x, r = blockIdx.y * tile_y + threadIdx.y;
+    const int j = fine_first + r;
+    if (r >= fine_rows || i < 1 || i >= mx_fine - 1 || j == 0 || j == my_fine - 1) return;
+    fine[static_cast<std::size_t>(r + 1) * mx_fine + i] +=
+        strip_prolong_value(coarse, mx_fine / 2 + 1, coarse_first, tx, ty, i, j);
+}
+
+/// The normalised equation of row r of y-line i into (a, c, v) at r * mx + i, for the strip's m
+/// owned rows.
+template <class T>
+__global__ void y_line_equations(BandsView<T> A, const T* __restrict__ b, const T* __restrict__ x_in, int m,
+                                 T* __restrict__ a, T* __restrict__ c, T* __restrict__ v) {
+    kernels::follow_previous_kernel();
+    const int i = blockIdx.x * tile_x + threadIdx.x, r = blockIdx.y * tile_y + threadIdx.y;
+    if (i >= A.mx || r >= m) return;
+    const CrEquation<T> e = y_line_equation(A, b, x_in, i, r);
+    const std::size_t q = static_cast<std::size_t>(r) * A.mx + i;
+    a[q] = e.a;
+    c[q] = e.c;
+    v[q] = e.v;
+}
+
+/// One thread per y-line: its part eliminated, its coupling equations into ends.
+template <class T>
+__global__ void y_line_reduce(T* a, T* c, T* v, int mx, int m, T* ends) {
+    kernels::follow_previous_kernel();
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < mx) adimg::y_line_reduce(a, c, v, mx, m, i, ends);
+}
+
+/// One thread per y-line: its part filled in from its solved ends (solved[2 i], solved[2 i + 1])
+/// and relaxed into x_out.
+template <class T>
+__global__ void y_line_finish(const T* a, const T* c, T* v, int mx, int m, const T* __restrict__ solved,
+                              const T* __restrict__ x_in, T* __restrict__ x_out, T omega) {
+    kernels::follow_previous_kernel();
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < mx) adimg::y_line_finish(a, c, v, mx, m, i, solved[2 * i], solved[2 * i + 1], x_in, x_out, omega);
+}
+
+}  // namespace adimg::strip_kernels
