@@ -1,30 +1,32 @@
 // The fast direct solver (include/adimg/fast_direct.hpp) against a reference in one run, on the
 // built-in cases: the sparse Cholesky solve (adimg::direct_solve) or the multigrid solver
-// (adimg::Solver with default options, the rediscretized levels of the case). Prints a Markdown
-// table, one row per case and level.
+// (adimg::Solver, every level assembled where it runs: Solver::setup(CaseSpec, level)). Prints a
+// Markdown table, one row per case and level; --out DIR also writes it to DIR/fast-direct.md and
+// every row, with each multigrid candidate, to DIR/fast-direct.json.
 //
 //   fast_direct_bench --cases U1,A2,A5 --levels 9 --backend cpu --against cholesky
-//   fast_direct_bench --cases U1,A2,A5 --levels 10,12,13 --backend cuda --against multigrid
+//   fast_direct_bench --cases U1,A2,A5 --levels 10,12,13 --backend cuda --against multigrid --out DIR
 //
-// Fast direct: setup (assembly, transform, line factors, copy to the device) and solve (the
-// median of --repeats solves after one warm-up solve, b and x in page-locked memory as the CLI
-// keeps them, transfers included) are timed separately; refinement steps, the defect after the
-// transform alone and at the end (relative to ||b||), the status and the relative L2 error.
-// Multigrid: setup (rediscretized hierarchy and Solver::setup) and solve timed the same way, with
-// the backend of --backend and the inner stop of --mg-inner (the fastest on the H200 at L=10:
-// cycles:1 for U1 and A2, cycles:3 for A5; README, Performance). Cholesky: one call of direct_solve (ordering, factorisation and both
-// triangular solves), which is what a sparse direct solve of one right-hand side costs; the
-// ratios are reference over fast direct, setup + solve and solve alone.
+// Fast direct: setup (everything before the first solve: the transform, the line factors, the
+// backend's buffers and plans; the CUDA context is made before any timing) and solve (the median
+// of --repeats solves after one warm-up solve, b and x in page-locked memory as the CLI keeps
+// them, transfers included, and of that the transfers) are timed separately; refinement steps, the
+// defect after the transform alone and at the end (relative to ||b||), the status and the
+// relative L2 error.
+// Multigrid: each of --mg-configs (precision:smoother[@pre+post] on the library's defaults:
+// flexible CG around one V-cycle per step, a full multigrid start) set up and timed the same way;
+// the row names the fastest that converged, and the ratios are against it. Cholesky: one call of
+// direct_solve (ordering, factorisation and both triangular solves), which is what a sparse
+// direct solve of one right-hand side costs; the ratios are reference over fast direct.
 // --against refined takes as reference the discrete solution itself, to about 1e-15: fast
 // direct's solution refined with defects accumulated in long double (80-bit) on the host until
 // they stop shrinking; it shows how far a solve's L2 error, a small difference of nearly equal
 // numbers, may move with the solve's rounding (its "setup" is the refinement's time).
 // --against none times fast direct alone; --digits, --max-refinements and --min-refinements set
-// its options.
+// its options; --stamp TEXT (the GPU, driver, date and commit, say) heads the written files.
 
 #include <adimg/error.hpp>
 #include <adimg/fast_direct.hpp>
-#include <adimg/hierarchy.hpp>
 #include <adimg/io.hpp>
 #include <adimg/pinned_memory.hpp>
 #include <adimg/problems.hpp>
@@ -61,9 +63,11 @@ double median(std::vector<double> v) {
     return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
 }
 
-/// A reference solve's times and error.
+/// A reference solve's times and error; for multigrid, its configuration and iterations.
 struct Timed {
-    double setup = 0.0, solve = 0.0, l2 = 0.0;
+    std::string name;
+    double setup = 0.0, solve = 0.0, transfers = 0.0, l2 = 0.0;
+    std::string iterations, status;
 };
 
 /// b - A x with the products and the sum in long double.
@@ -126,15 +130,88 @@ std::string format(const char* pattern, double value) {
     return text;
 }
 
+/// A multigrid candidate: "precision:smoother[@pre+post]" on the library's default options.
+SolverOptions multigrid_options(const std::string& config, BackendKind backend) {
+    SolverOptions o;
+    o.backend = backend;
+    const std::size_t at = config.find('@'), colon = config.find(':');
+    if (colon == std::string::npos || colon > at)
+        throw input_error("--mg-configs: '" + config + "' is not precision:smoother[@pre+post], e.g. mixed:jacobi@2+2");
+    o.precision = parse_precision(config.substr(0, colon));
+    o.smoother = parse_smoother(config.substr(colon + 1, at == std::string::npos ? std::string::npos : at - colon - 1));
+    if (at != std::string::npos) {
+        const std::size_t plus = config.find('+', at);
+        if (plus == std::string::npos) throw input_error("--mg-configs: '" + config + "': give the steps as @pre+post");
+        o.pre_smooth = std::stoi(config.substr(at + 1, plus - at - 1));
+        o.post_smooth = std::stoi(config.substr(plus + 1));
+    }
+    return o;
+}
+
+/// Each multigrid candidate on the case's level: setup (the Solver made first, so that its backend's
+/// start is apart) and the median solve, b and x as fast direct has them.
+std::vector<Timed> multigrid_candidates(const std::vector<std::string>& configs, BackendKind backend,
+                                        const CaseSpec& spec, int level, const PolynomialProblem& problem,
+                                        const pinned_vector<double>& b, pinned_vector<double>& x, int repeats) {
+    std::vector<Timed> out;
+    for (const std::string& config : configs) {
+        Timed t;
+        t.name = config;
+        Solver mg(multigrid_options(config, backend));
+        const auto start = std::chrono::steady_clock::now();
+        mg.setup(spec, level);
+        t.setup = seconds_since(start);
+        SolveReport report;
+        std::vector<double> transfers;
+        t.solve = median_solve(repeats, [&] {
+            report = mg.solve(b.data(), x.data(), InitialGuess::zero);
+            transfers.push_back(report.upload_seconds + report.download_seconds);
+            return report.solve_seconds;
+        });
+        t.transfers = median(transfers);
+        t.l2 = relative_l2_error(spec.mesh(level), problem, std::vector<double>(x.begin(), x.end()));
+        t.iterations = report.iterations();
+        t.status = to_string(report.status);
+        out.push_back(t);
+    }
+    return out;
+}
+
+/// The fastest converged candidate (the first if none converged).
+const Timed& fastest(const std::vector<Timed>& candidates) {
+    const Timed* best = &candidates.front();
+    for (const Timed& t : candidates)
+        if (t.status == "converged" && (best->status != "converged" || t.solve < best->solve)) best = &t;
+    return *best;
+}
+
+std::string json_string(const std::string& text) {
+    std::string out = "\"";
+    for (char c : text) {
+        if (c == '"' || c == '\\') out += '\\';
+        out += c;
+    }
+    return out + "\"";
+}
+
+void write_file(const std::string& path, const std::string& text) {
+    FILE* f = std::fopen(path.c_str(), "w");
+    if (!f) throw input_error("cannot write " + path);
+    std::fputs(text.c_str(), f);
+    std::fclose(f);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     std::vector<std::string> cases = {"U1", "A2", "A5"};
     std::vector<int> levels = {9};
-    std::string backend = "cpu", against = "cholesky";
+    std::vector<std::string> mg_configs = {"mixed:adi", "mixed:jacobi", "mixed:gauss-seidel", "double:adi"};
+    std::string backend = "cpu", against = "cholesky", out_dir, stamp;
     int repeats = 5;
     FastDirectOptions options;
-    InnerStop mg_inner = SolverOptions{}.inner;
+    std::string command = "fast_direct_bench";
+    for (int a = 1; a < argc; ++a) command += std::string(" ") + argv[a];
     for (int a = 1; a < argc; ++a) {
         const std::string arg = argv[a];
         auto value = [&]() -> std::string {
@@ -151,30 +228,45 @@ int main(int argc, char** argv) {
         else if (arg == "--digits") options.digits = std::stod(value());
         else if (arg == "--max-refinements") options.max_refinements = std::stoi(value());
         else if (arg == "--min-refinements") options.min_refinements = std::stoi(value());
-        else if (arg == "--mg-inner") mg_inner = parse_inner_stop(value());
+        else if (arg == "--mg-configs") mg_configs = split(value());
+        else if (arg == "--out") out_dir = value();
+        else if (arg == "--stamp") stamp = value();
         else {
             std::fprintf(stderr,
                          "usage: fast_direct_bench [--cases U1,A2,A5] [--levels 9] [--backend cpu|cuda] "
-                         "[--against cholesky|multigrid|none] [--repeats 5] [--digits 8] [--max-refinements 3] [--min-refinements 0] [--mg-inner digits:2]\n");
+                         "[--against cholesky|multigrid|refined|none] [--repeats 5] [--digits 8] [--max-refinements 3] "
+                         "[--min-refinements 0] [--mg-configs mixed:adi,mixed:jacobi,...] [--out DIR] [--stamp TEXT]\n");
             return 2;
         }
     }
     if (against != "cholesky" && against != "multigrid" && against != "refined" && against != "none")
         throw input_error("--against must be cholesky, multigrid, refined or none");
     options.backend = parse_backend(backend);
+    const bool multigrid = against == "multigrid";
 
-    FastDirectSolver probe(options);
-    std::printf("fast direct on %s%s; reference: %s; solve times: median of %d after a warm-up (0: one cold solve)\n",
-                to_string(probe.backend()).c_str(), probe.notice().empty() ? "" : (" (" + probe.notice() + ")").c_str(),
-                against.c_str(), repeats);
-    const std::string inner = (mg_inner.kind == InnerStop::Kind::cycles ? "cycles:" : "digits:") + std::to_string(mg_inner.count);
-    std::printf("fast direct: digits %g, refinement steps %d to %d%s\n\n", options.digits, options.min_refinements,
-                options.max_refinements, against == "multigrid" ? (", multigrid inner stop " + inner).c_str() : "");
-    std::printf("| case | L | N | method | setup s | solve s | refinements | defect: transform, final | status | L2 error "
-                "| %s setup s | %s solve s | %s L2 error | L2 relative difference | %s: setup+solve ratio | solve "
-                "ratio |\n",
-                against.c_str(), against.c_str(), against.c_str(), against.c_str());
-    std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    FastDirectSolver probe(options);  // the backend's start (the CUDA context) before any timing
+    probe.setup(builtin_case("U1").mesh(3));
+    std::string text;
+    auto print = [&](const std::string& line) {
+        std::printf("%s\n", line.c_str());
+        std::fflush(stdout);
+        text += line + "\n";
+    };
+    if (!stamp.empty()) print(stamp + "\n");
+    print("command: " + command + "\n");
+    print("fast direct on " + to_string(probe.backend()) + (probe.device_name().empty() ? "" : " (" + probe.device_name() + ")") +
+          (probe.notice().empty() ? "" : " (" + probe.notice() + ")") + "; reference: " + against +
+          "; solve times: median of " + std::to_string(repeats) + " after a warm-up (0: one cold solve), transfers of b and x included");
+    print("fast direct: digits " + format("%g", options.digits) + ", refinement steps " +
+          std::to_string(options.min_refinements) + " to " + std::to_string(options.max_refinements) +
+          (multigrid ? "; multigrid: the fastest converged of the candidates (library defaults with precision:smoother)" : "") + "\n");
+    const std::string ref = multigrid ? "multigrid" : against;
+    print("| case | L | N | method | setup s | solve ms | transfers ms | refinements | defect: transform, final | status | "
+          "L2 error | " + ref + " | " + ref + " setup s | " + ref + " solve ms | " + ref + " L2 error | "
+          "L2 relative difference | setup ratio | solve ratio | setup+solve ratio |" + (multigrid ? " candidates: solve ms |" : ""));
+    print(std::string("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|") + (multigrid ? "---|" : ""));
+    std::string json = "{\n  \"stamp\": " + json_string(stamp) + ",\n  \"command\": " + json_string(command) + ",\n  \"rows\": [\n";
+    bool first_row = true;
     for (const std::string& name : cases) {
         const CaseSpec spec = builtin_case(name);
         const PolynomialProblem problem{spec.x.length, spec.y.length};
@@ -183,62 +275,100 @@ int main(int argc, char** argv) {
             const std::vector<double> load = assemble_load(mesh, problem);
             pinned_vector<double> b(load.begin(), load.end()), x(load.size());
 
-            FastDirectSolver fast(options);
-            fast.setup(mesh);
+            Timed fd, ref;
             FastDirectReport report;
-            const double fast_solve = median_solve(repeats, [&] {
-                report = fast.solve(b.data(), x.data());
-                return report.solve_seconds;
-            });
-            const double fast_l2 = relative_l2_error(mesh, problem, std::vector<double>(x.begin(), x.end()));
-
-            Timed ref;
-            if (against == "cholesky") {
+            std::string method;
+            {
+                FastDirectSolver fast(options);
                 const auto start = std::chrono::steady_clock::now();
-                const std::vector<double> xc = direct_solve(fast.matrix(), load);
-                ref.solve = seconds_since(start);
-                ref.l2 = relative_l2_error(mesh, problem, xc);
-            } else if (against == "multigrid") {
-                SolverOptions mg_options;
-                mg_options.backend = options.backend;
-                mg_options.inner = mg_inner;
-                const auto start = std::chrono::steady_clock::now();
-                Solver mg(mg_options);
-                mg.setup(rediscretized_hierarchy(spec, level, mg_options.coarse_level));
-                ref.setup = seconds_since(start);
-                SolveReport mg_report;
-                ref.solve = median_solve(repeats, [&] {
-                    mg_report = mg.solve(b.data(), x.data(), InitialGuess::zero);
-                    return mg_report.solve_seconds;
+                fast.setup(mesh);
+                fd.setup = seconds_since(start);
+                std::vector<double> transfers;
+                fd.solve = median_solve(repeats, [&] {
+                    report = fast.solve(b.data(), x.data());
+                    transfers.push_back(report.upload_seconds + report.download_seconds);
+                    return report.solve_seconds;
                 });
-                ref.l2 = relative_l2_error(mesh, problem, std::vector<double>(x.begin(), x.end()));
-            } else if (against == "refined") {
-                const auto start = std::chrono::steady_clock::now();
-                double defect = 0.0;
-                const std::vector<double> xr = refined_solution(fast, load, defect);
-                ref.setup = seconds_since(start);
-                ref.l2 = relative_l2_error(mesh, problem, xr);
-                std::fprintf(stderr, "%s L=%d: the refined reference's defect is %.1e of ||b||\n", name.c_str(), level,
-                             defect);
+                fd.transfers = median(transfers);
+                fd.l2 = relative_l2_error(mesh, problem, std::vector<double>(x.begin(), x.end()));
+                method = fast.method();
+                if (against == "cholesky") {
+                    const auto start_ref = std::chrono::steady_clock::now();
+                    const std::vector<double> xc = direct_solve(fast.matrix(), load);
+                    ref.name = "cholesky";
+                    ref.solve = seconds_since(start_ref);
+                    ref.l2 = relative_l2_error(mesh, problem, xc);
+                } else if (against == "refined") {
+                    const auto start_ref = std::chrono::steady_clock::now();
+                    double defect = 0.0;
+                    const std::vector<double> xr = refined_solution(fast, load, defect);
+                    ref.name = "refined";
+                    ref.setup = seconds_since(start_ref);
+                    ref.l2 = relative_l2_error(mesh, problem, xr);
+                    std::fprintf(stderr, "%s L=%d: the refined reference's defect is %.1e of ||b||\n", name.c_str(), level,
+                                 defect);
+                }
+            }  // the fast solver's device memory is free before multigrid's
+
+            std::vector<Timed> candidates;
+            if (multigrid) {
+                candidates = multigrid_candidates(mg_configs, options.backend, spec, level, problem, b, x, repeats);
+                ref = fastest(candidates);
             }
             const double n = static_cast<double>(mesh.nodes());
-            std::string row = "| " + name + " | " + std::to_string(level) + " | " + format("%.0f", n) + " | " +
-                              fast.method() + " | " + format("%.4f", fast.setup_seconds()) + " | " +
-                              format("%.5f", fast_solve) + " | " + std::to_string(report.refinement_steps) + " | " +
+            std::string row = "| " + name + " | " + std::to_string(level) + " | " + format("%.0f", n) + " | " + method + " | " +
+                              format("%.4f", fd.setup) + " | " + format("%.3f", 1e3 * fd.solve) + " | " +
+                              format("%.3f", 1e3 * fd.transfers) + " | " + std::to_string(report.refinement_steps) + " | " +
                               format("%.1e", report.first_defect / report.initial_defect) + ", " +
                               format("%.1e", report.final_defect / report.initial_defect) + " | " +
-                              to_string(report.status) + " | " + format("%.9e", fast_l2) + " | ";
+                              to_string(report.status) + " | " + format("%.9e", fd.l2) + " | ";
             if (against == "none") {
-                row += "– | – | – | – | – | – |";
+                row += "– | – | – | – | – | – | – | – |";
             } else {
-                row += format("%.4f", ref.setup) + " | " + format("%.5f", ref.solve) + " | " + format("%.9e", ref.l2) +
-                       " | " + format("%.1e", std::abs(fast_l2 - ref.l2) / ref.l2) + " | " +
-                       format("%.1f", (ref.setup + ref.solve) / (fast.setup_seconds() + fast_solve)) + " | " +
-                       format("%.1f", ref.solve / fast_solve) + " |";
+                auto ratio = [](double r, double f) { return f > 0.0 && r > 0.0 ? format("%.1f", r / f) : std::string("–"); };
+                row += (multigrid ? ref.name + " (" + ref.iterations + ")" : ref.name) + " | " + format("%.4f", ref.setup) + " | " +
+                       format("%.3f", 1e3 * ref.solve) + " | " + format("%.9e", ref.l2) + " | " +
+                       format("%.1e", std::abs(fd.l2 - ref.l2) / ref.l2) + " | " + ratio(ref.setup, fd.setup) + " | " +
+                       ratio(ref.solve, fd.solve) + " | " + ratio(ref.setup + ref.solve, fd.setup + fd.solve) + " |";
             }
-            std::printf("%s\n", row.c_str());
-            std::fflush(stdout);
+            if (multigrid) {
+                std::string list;
+                for (const Timed& t : candidates)
+                    list += (list.empty() ? " " : ", ") + t.name + " " + format("%.3f", 1e3 * t.solve) +
+                            (t.status == "converged" ? "" : " (" + t.status + ")");
+                row += list + " |";
+            }
+            print(row);
+
+            std::string entry = std::string(first_row ? "" : ",\n") + "    {\"case\": " + json_string(name) +
+                                ", \"level\": " + std::to_string(level) + ", \"nodes\": " + format("%.0f", n) +
+                                ", \"method\": " + json_string(method) + ", \"setup_s\": " + format("%.6f", fd.setup) +
+                                ", \"solve_s\": " + format("%.6f", fd.solve) + ", \"transfers_s\": " + format("%.6f", fd.transfers) +
+                                ", \"refinements\": " + std::to_string(report.refinement_steps) +
+                                ", \"first_defect\": " + format("%.3e", report.first_defect / report.initial_defect) +
+                                ", \"final_defect\": " + format("%.3e", report.final_defect / report.initial_defect) +
+                                ", \"status\": " + json_string(to_string(report.status)) + ", \"l2_error\": " + format("%.12e", fd.l2) +
+                                ", \"reference\": {\"name\": " + json_string(ref.name) + ", \"setup_s\": " + format("%.6f", ref.setup) +
+                                ", \"solve_s\": " + format("%.6f", ref.solve) + ", \"l2_error\": " + format("%.12e", ref.l2) + "}";
+            if (multigrid) {
+                entry += ", \"multigrid\": [";
+                for (std::size_t c = 0; c < candidates.size(); ++c) {
+                    const Timed& t = candidates[c];
+                    entry += std::string(c ? ", " : "") + "{\"config\": " + json_string(t.name) + ", \"setup_s\": " +
+                             format("%.6f", t.setup) + ", \"solve_s\": " + format("%.6f", t.solve) + ", \"transfers_s\": " +
+                             format("%.6f", t.transfers) + ", \"iterations\": " + json_string(t.iterations) +
+                             ", \"status\": " + json_string(t.status) + ", \"l2_error\": " + format("%.12e", t.l2) + "}";
+                }
+                entry += "]";
+            }
+            json += entry + "}";
+            first_row = false;
         }
+    }
+    json += "\n  ]\n}\n";
+    if (!out_dir.empty()) {
+        write_file(out_dir + "/fast-direct.md", text);
+        write_file(out_dir + "/fast-direct.json", json);
     }
     return 0;
 }

@@ -167,9 +167,10 @@ public:
     FastDirectSolver(FastDirectSolver&&) noexcept;
     FastDirectSolver& operator=(FastDirectSolver&&) noexcept;
 
-    /// Assembles the mesh's matrix (for the defect), chooses the transformed direction and its
-    /// transform, computes the transform (eigenvectors and eigenvalues or the sine or cosine modes)
-    /// and the line factors, and copies them to the backend. Throws input_error for a mesh the
+    /// Chooses the transformed direction and its transform, computes the transform (eigenvectors
+    /// and eigenvalues or the sine or cosine modes) and the line factors, and makes them ready on
+    /// the backend; the CPU backend also assembles the matrix for its defect (the GPU computes
+    /// each row of its defect from the element widths). Throws input_error for a mesh the
     /// options do not allow (FastTransform::sine on graded widths or Neumann ends), with fewer
     /// than 2 elements a direction, or with Neumann edges and FastDirectOptions::backend = cuda.
     void setup(const TensorMesh& mesh, const FastDirectEdges& edges = {});
@@ -197,9 +198,12 @@ public:
     /// One line on how this setup solves: "sine transform in x (FFTW), lines in y by Thomas".
     std::string method() const;
     std::size_t rows() const { return rows_; }
-    /// The assembled matrix the defect is computed with (empty before setup()).
+    /// The assembled matrix the defect is computed with (empty before setup()). The GPU computes
+    /// the same rows where it needs them: with the CUDA backend the host assembles it at the first
+    /// call (not thread-safe then).
     const NineBands<double>& matrix() const;
-    /// Seconds the last setup took: assembly, the transform, the line factors, the copy to the device.
+    /// Seconds the last setup took, everything before the first solve: the transform, the line
+    /// factors, the backend's buffers and plans, the copy to the device, the CPU's assembly.
     double setup_seconds() const { return setup_seconds_; }
     int setup_count() const { return setups_; }
     int solve_count() const { return solves_; }
@@ -212,7 +216,9 @@ private:
     std::string notice_;
     FastAxis axis_ = FastAxis::automatic;
     FastTransform transform_ = FastTransform::automatic;
-    std::shared_ptr<const NineBands<double>> matrix_;  ///< shared with the CPU engine
+    TensorMesh mesh_;  ///< of the last setup
+    /// Shared with the CPU engine; with the CUDA engine assembled by matrix() when asked.
+    mutable std::shared_ptr<const NineBands<double>> matrix_;
     std::unique_ptr<fast_direct::Engine> engine_;
     std::size_t rows_ = 0;
     double setup_seconds_ = 0.0;

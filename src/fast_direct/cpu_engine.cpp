@@ -193,6 +193,7 @@ private:
 /// d = b - A x in difference form, on the assembled matrix the solver keeps.
 class CpuDefect {
 public:
+    using Source = SharedBands;
     CpuDefect(CpuBackend&, SharedBands A) : A_(std::move(A)), row_sums_(row_sums(*A_)) {}
 
     void operator()(const std::vector<double>& b, const std::vector<double>& x, std::vector<double>& d) const {

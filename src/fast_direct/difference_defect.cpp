@@ -1,7 +1,5 @@
 #include "difference_defect.hpp"
 
-#include <cmath>
-
 namespace adimg::fast_direct {
 
 std::vector<double> row_sums(const NineBands<double>& A) {
@@ -10,15 +8,9 @@ std::vector<double> row_sums(const NineBands<double>& A) {
     for (int j = 0; j < A.my; ++j)
         for (int i = 0; i < A.mx; ++i) {
             const std::size_t p = static_cast<std::size_t>(j) * A.mx + i;
-            double sum = 0.0, compensation = 0.0;
-            for (int k = 0; k < 9; ++k) {
-                const int ii = i + band_dx(k), jj = j + band_dy(k);
-                if (ii < 0 || ii >= A.mx || jj < 0 || jj >= A.my) continue;
-                const double a = A(k, p), next = sum + a;
-                compensation += std::abs(sum) >= std::abs(a) ? (sum - next) + a : (a - next) + sum;
-                sum = next;
-            }
-            sums[p] = sum + compensation;
+            double band[9];
+            for (int k = 0; k < 9; ++k) band[k] = A(k, p);
+            sums[p] = compensated_row_sum(band, A.mx, A.my, i, j);
         }
     return sums;
 }

@@ -33,31 +33,30 @@ public:
     virtual std::string line_solver_name() const = 0;
 };
 
-/// The engines take the assembled matrix shared: the CPU engine computes its defects with it,
-/// the CUDA engine copies it to the device.
+/// The CPU engine computes its defects with the assembled matrix, which the solver shares with it.
 using SharedBands = std::shared_ptr<const NineBands<double>>;
 std::unique_ptr<Engine> make_cpu_engine(Plan plan, SharedBands A);
-/// Throws device_error when this build has no CUDA or no device is usable.
-std::unique_ptr<Engine> make_cuda_engine(Plan plan, SharedBands A);
+/// The CUDA engine computes each row of its defect from the mesh's element widths on the device
+/// (Dirichlet edges only). Throws device_error when this build has no CUDA or no device is usable.
+std::unique_ptr<Engine> make_cuda_engine(Plan plan, const TensorMesh& mesh);
 
 /// The engine of a backend (src/cpu/cpu_backend.hpp, src/cuda/cuda_backend.cuh: vectors, norm2,
 /// axpy, upload, download), its Transform, constructed from the backend and the plan, which
 /// applies out = P in on backend vectors of all the grid's rows, and its Defect, constructed from
-/// the backend and the matrix, which computes d = b - A x by difference_defect().
+/// the backend and its Defect::Source (the matrix, or the mesh), which computes d = b - A x by
+/// difference_defect().
 template <class Backend, class Transform, class Defect>
 class BackendEngine final : public Engine {
 public:
-    template <class... Args>
-    BackendEngine(Plan plan, SharedBands A, Args&&... backend_args)
-        : be_(std::forward<Args>(backend_args)...),
-          b_(be_.template make_vector<double>(A->rows())),
-          x_(be_.template make_vector<double>(A->rows())),
-          d_(be_.template make_vector<double>(A->rows())),
-          c_(be_.template make_vector<double>(A->rows())),
+    BackendEngine(Plan plan, typename Defect::Source source)
+        : b_(be_.template make_vector<double>(plan.rows())),
+          x_(be_.template make_vector<double>(plan.rows())),
+          d_(be_.template make_vector<double>(plan.rows())),
+          c_(be_.template make_vector<double>(plan.rows())),
           singular_(plan.singular),
           node_weights_(plan.node_weights),
           transform_(be_, std::move(plan)),
-          defect_(be_, std::move(A)) {
+          defect_(be_, std::move(source)) {
         if (singular_) {
             ones_ = be_.template make_vector<double>(b_.size());
             be_.fill(ones_, 1.0);

@@ -29,6 +29,11 @@ void validate(const FastDirectOptions& options) {
                           " is out of range [0, 1)");
 }
 
+/// The matrix the solver solves: the Q1 assembly with Dirichlet edges, else the separable form.
+NineBands<double> assembled(const TensorMesh& mesh, const FastDirectEdges& edges) {
+    return edges.all_dirichlet() ? assemble_stiffness(mesh) : fast_direct::separable_matrix(mesh, edges);
+}
+
 const char* name(FastAxis axis) { return axis == FastAxis::x ? "x" : "y"; }
 
 const char* name(FastTransform transform) {
@@ -77,20 +82,22 @@ void FastDirectSolver::setup(const TensorMesh& mesh, const FastDirectEdges& edge
         notice_ = "note: Neumann edges are solved on the CPU; running on the CPU backend";
     }
     fast_direct::Plan plan = fast_direct::make_plan(mesh, edges, options_);
-    auto A = std::make_shared<const NineBands<double>>(edges.all_dirichlet() ? assemble_stiffness(mesh)
-                                                                             : fast_direct::separable_matrix(mesh, edges));
     const FastAxis axis = plan.axis;
     const FastTransform transform = plan.transform;
     engine_.reset();  // the old engine's memory is free before the new one allocates
     matrix_.reset();
-    engine_ = backend == BackendKind::cuda ? fast_direct::make_cuda_engine(std::move(plan), A)
-                                           : fast_direct::make_cpu_engine(std::move(plan), A);
+    if (backend == BackendKind::cuda) {
+        engine_ = fast_direct::make_cuda_engine(std::move(plan), mesh);  // rows from the widths: nothing assembled here
+    } else {
+        matrix_ = std::make_shared<const NineBands<double>>(assembled(mesh, edges));
+        engine_ = fast_direct::make_cpu_engine(std::move(plan), matrix_);
+    }
     backend_ = backend;
     edges_ = edges;
-    matrix_ = std::move(A);
+    mesh_ = mesh;
     axis_ = axis;
     transform_ = transform;
-    rows_ = matrix_->rows();
+    rows_ = mesh.nodes();
     setup_seconds_ = seconds_since(start);
     ++setups_;
 }
@@ -120,7 +127,9 @@ FastDirectReport FastDirectSolver::solve(const double* b, double* x, const StepC
 
 const NineBands<double>& FastDirectSolver::matrix() const {
     static const NineBands<double> none;
-    return matrix_ ? *matrix_ : none;
+    if (!engine_) return none;
+    if (!matrix_) matrix_ = std::make_shared<const NineBands<double>>(assembled(mesh_, edges_));
+    return *matrix_;
 }
 
 std::string FastDirectSolver::device_name() const { return engine_ ? engine_->device_name() : std::string(); }
