@@ -73,7 +73,8 @@ def peers_section(folder, stamp):
            f"Libraries: {stamp.get('libraries', '?').replace(';', '; ')}. BLAS: {stamp.get('blas', '?')}. "
            f"Load average before and after the run: {stamp.get('load average before', '?')}, {stamp.get('load average after', '?')}.\n",
            "Every solver solves the same system: adimg's assembly of the case at the level (boundary nodes as identity rows "
-           "with no couplings into them), its load vector, x = 0 to start, and the stop ||b - A x|| / ||b|| < 1e-8 by the "
+           "with no couplings into them), its load vector, x = 0 to start, and the stop ||b - A x|| / ||b|| < "
+           f"{stamp.get('tolerance') or '1e-8'} by the "
            "solver's own measure (hypre's PCG recomputes b - A x before it stops). `relative defect` is b - A x recomputed in "
            "double after the solve. Setup runs from adimg's nine-band host arrays to a solver ready to solve (the library's "
            "matrix, copies to the device, coarse levels or the factorisation); solve runs from b on the host to x on the host. "

@@ -1,7 +1,7 @@
 // adimg and its peers on exactly the same systems, side by side in one process: the nine-band Q1
 // matrix of a built-in case at a level (boundary nodes included as identity rows with no couplings
 // into them, docs/design.md §1), its load vector, a zero initial guess, and the same stop, a
-// relative defect ||b - A x|| / ||b|| of 1e-8. Prints a Markdown table; --json FILE writes every
+// relative defect ||b - A x|| / ||b|| below --tol (default 1e-10). Prints a Markdown table; --json FILE writes every
 // row in the shape of solver_bench's rows (bench/peers/README.md lists the fields).
 //
 //   peer_bench --cases U1,A2,A5 --levels 8,9,10 --solvers adimg,adimg-1t,hypre-pcg-smg,eigen-ldlt
@@ -115,7 +115,7 @@ struct Outcome {
 };
 
 struct Settings {
-    double tol = 1e-8;
+    double tol = 1e-10;
     int max_iterations = 500;  // Krylov iterations, or cycles of a standalone multigrid
     std::string backend = "cpu";
 };
