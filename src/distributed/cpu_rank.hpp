@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <initializer_list>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -42,6 +43,11 @@ public:
     template <class T>
     void to_host(const vector<T>& v, std::size_t offset, std::size_t n, double* host) {
         std::copy(v.begin() + offset, v.begin() + offset + n, host);
+    }
+    /// n values of src from src_offset on into dst from dst_offset on.
+    template <class T>
+    void copy_part(const vector<T>& src, std::size_t src_offset, vector<T>& dst, std::size_t dst_offset, std::size_t n) {
+        std::copy(src.begin() + src_offset, src.begin() + src_offset + n, dst.begin() + dst_offset);
     }
     /// A matrix's values on the host (setup only): the matrix itself.
     template <class T>
@@ -122,14 +128,15 @@ public:
         }
     }
 
-    // --- the rank's part of the y-lines (distributed_lines.hpp) -------------------------------
+    // --- the rank's part of the y-lines (distributed_lines.hpp, strip_formulas.hpp) -----------
     /// Every y-line's part on the strip's m owned rows reduced to its two coupling equations,
     /// into `ends` (host, y_line_end_words per line); the reduced parts are kept for
-    /// y_lines_finish. x_in's halos must be current.
+    /// y_lines_finish. One chunk per part: the parallelism is across the lines. x_in's halos
+    /// must be current.
     template <class T>
     void y_lines_reduce(const matrix<T>& A, const vector<T>& b, const vector<T>& x_in, T* ends) {
         const int mx = A.mx, m = A.my - 2;
-        LineParts<T>& w = parts<T>(static_cast<std::size_t>(m) * mx);
+        LineParts<T>& w = parts<T>(mx, m);
         const BandsView<T> Av = view(A);
         const bool parallel = CpuBackend::parallel_worth(w.a.size());
 #pragma omp parallel for schedule(static) if(parallel)
@@ -142,17 +149,22 @@ public:
                 w.v[q] = e.v;
             }
 #pragma omp parallel for schedule(static) if(parallel)
-        for (int i = 0; i < mx; ++i) y_line_reduce(w.a.data(), w.c.data(), w.v.data(), mx, m, i, ends);
+        for (int i = 0; i < mx; ++i) {
+            y_chunk_reduce(w.a.data(), w.c.data(), w.v.data(), w.ra.data(), w.rc.data(), w.rv.data(), mx, m, 1, i, 0);
+            y_line_reduce(w.ra.data(), w.rc.data(), w.rv.data(), mx, 1, i, ends);
+        }
     }
     /// x_out on the owned rows from the solved ends (`solved`: first and last of line i at 2 i,
     /// 2 i + 1) and the parts y_lines_reduce kept.
     template <class T>
     void y_lines_finish(int mx, int m, const T* solved, const vector<T>& x_in, vector<T>& x_out, T omega) {
-        LineParts<T>& w = parts<T>(static_cast<std::size_t>(m) * mx);
+        LineParts<T>& w = parts<T>(mx, m);
 #pragma omp parallel for schedule(static) if(CpuBackend::parallel_worth(w.a.size()))
-        for (int i = 0; i < mx; ++i)
-            y_line_finish(w.a.data(), w.c.data(), w.v.data(), mx, m, i, solved[2 * i], solved[2 * i + 1], x_in.data(),
-                          x_out.data(), omega);
+        for (int i = 0; i < mx; ++i) {
+            y_line_fill(w.ra.data(), w.rc.data(), w.rv.data(), mx, 1, i, solved[2 * i], solved[2 * i + 1]);
+            y_chunk_finish(w.a.data(), w.c.data(), w.v.data(), w.rv.data(), mx, m, 1, i, 0, x_in.data(), x_out.data(),
+                           omega);
+        }
     }
 
     std::size_t workspace_bytes() const {
@@ -160,18 +172,20 @@ public:
     }
 
 private:
-    /// A strip's y-line equations (a, c, v at r * mx + i), kept at the size of the last sweep.
+    /// A strip's y-line equations (a, c, v at r * mx + i) and their reduced equations (two per
+    /// line), kept at the size of the last sweep.
     template <class T>
     struct LineParts {
-        std::vector<T> a, c, v;
-        std::size_t bytes() const { return (a.size() + c.size() + v.size()) * sizeof(T); }
+        std::vector<T> a, c, v, ra, rc, rv;
+        std::size_t bytes() const {
+            return (a.size() + c.size() + v.size() + ra.size() + rc.size() + rv.size()) * sizeof(T);
+        }
     };
     template <class T>
-    LineParts<T>& parts(std::size_t n) {
+    LineParts<T>& parts(int mx, int m) {
         LineParts<T>& w = std::get<LineParts<T>>(parts_);
-        w.a.resize(n);
-        w.c.resize(n);
-        w.v.resize(n);
+        for (std::vector<T>* part : {&w.a, &w.c, &w.v}) part->resize(static_cast<std::size_t>(m) * mx);
+        for (std::vector<T>* part : {&w.ra, &w.rc, &w.rv}) part->resize(2 * static_cast<std::size_t>(mx));
         return w;
     }
 

@@ -2,11 +2,11 @@
 // The rank-local operations of the distributed backend on the rank's GPU (one GPU per rank, the
 // node-local rank modulo the devices; ranks may share one): the CUDA backend for what it computes
 // on a whole strip, and kernels for what the distributed backend needs besides (strip_kernels.cuh:
-// the grid transfers with the strip's row offset, the rank's part of the y-lines; the CUDA
-// backend's own kernels for a Gauss–Seidel colour and the sums over the owned entries). What
-// crosses ranks crosses on the host: halo rows staged through pinned host memory, or passed from
-// device memory where the MPI library is CUDA-aware (cuda_aware_mpi.hpp); sums and the y-lines'
-// coupling equations as host values. The CPU ranks do the same on the host (cpu_rank.hpp).
+// the grid transfers with the strip's row offset, the rank's part of the y-lines in chunks of a
+// thread each; the CUDA backend's own kernels for a Gauss–Seidel colour and the sums over the
+// owned entries). What crosses ranks crosses on the host: halo rows staged through pinned host
+// memory, or passed from device memory where the MPI library is CUDA-aware (cuda_aware_mpi.hpp);
+// sums and the y-lines' coupling equations as host values. The CPU ranks do the same on the host (cpu_rank.hpp).
 
 #include <adimg/error.hpp>
 #include <adimg/nine_bands.hpp>
@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <initializer_list>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -63,6 +64,12 @@ public:
         ADIMG_CUDA_CHECK(cudaMemcpyAsync(host, stage, n * sizeof(double), cudaMemcpyDeviceToHost, stream()));
         ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream()));
     }
+    /// n values of src from src_offset on into dst from dst_offset on, on the stream.
+    template <class T>
+    void copy_part(const vector<T>& src, std::size_t src_offset, vector<T>& dst, std::size_t dst_offset, std::size_t n) {
+        ADIMG_CUDA_CHECK(cudaMemcpyAsync(dst.data() + dst_offset, src.data() + src_offset, n * sizeof(T),
+                                         cudaMemcpyDeviceToDevice, stream()));
+    }
     /// A matrix's values on the host (setup only).
     template <class T>
     NineBands<T> host_bands(const matrix<T>& M) {
@@ -86,6 +93,7 @@ public:
     /// with a CUDA-aware MPI, exchanged from and into device memory once the stream has written them.
     template <class T>
     void exchange_rows(Communicator& comm, vector<T>& storage, int mx, int rows) {
+        if (comm.below() == MPI_PROC_NULL && comm.above() == MPI_PROC_NULL) return;  // one rank
         ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream()));
         if (cuda_aware_) {
             comm.exchange_rows(storage.data(), mx, rows);
@@ -165,31 +173,40 @@ public:
                coarse.data(), coarse_first, tx.data(), ty.data(), fine.data(), mx_fine, my_fine, fine_first, fine_rows);
     }
 
-    // --- the rank's part of the y-lines (distributed_lines.hpp) -------------------------------
-    /// The strip's equations (one thread per node), each line's part eliminated (one thread per
-    /// line), and the coupling equations copied to `ends` on the host.
+    // --- the rank's part of the y-lines (distributed_lines.hpp, strip_formulas.hpp) -----------
+    /// The strip's equations (one thread per node), each line's part cut into chunks of about
+    /// rows_per_chunk rows (one thread each) and its reduced equations (one thread per line), the
+    /// coupling equations copied to `ends` on the host.
     template <class T>
     void y_lines_reduce(const matrix<T>& A, const vector<T>& b, const vector<T>& x_in, T* ends) {
-        const int mx = A.mx, m = A.my - 2;
-        LineParts<T>& w = parts<T>(mx, m);
+        const int mx = A.mx, m = A.my - 2, chunks = chunks_of(m);
+        LineParts<T>& w = parts<T>(mx, m, chunks);
         launch("y_line_equations kernel", strip_kernels::y_line_equations<T>, tiles(mx, m), block2d(), 0, A.view(),
                b.data(), x_in.data(), m, w.a.data(), w.c.data(), w.v.data());
+        launch("y_chunk_reduce kernel", strip_kernels::y_chunk_reduce<T>, line_blocks(mx * chunks),
+               strip_kernels::line_threads, 0, w.a.data(), w.c.data(), w.v.data(), w.ra.data(), w.rc.data(), w.rv.data(),
+               mx, m, chunks);
         launch("y_line_reduce kernel", strip_kernels::y_line_reduce<T>, line_blocks(mx), strip_kernels::line_threads, 0,
-               w.a.data(), w.c.data(), w.v.data(), mx, m, w.ends.data());
+               w.ra.data(), w.rc.data(), w.rv.data(), mx, chunks, w.ends.data());
         ADIMG_CUDA_CHECK(cudaMemcpyAsync(ends, w.ends.data(), w.ends.size() * sizeof(T), cudaMemcpyDeviceToHost, stream()));
         ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream()));
     }
-    /// The solved ends (host: first and last of line i at 2 i, 2 i + 1) to the device, each line's
-    /// part filled in and relaxed into x_out's owned rows.
+    /// The solved ends (host: first and last of line i at 2 i, 2 i + 1) to the device (a copy
+    /// from pageable memory: staged before the call returns), each line's reduced equations
+    /// filled in (one thread per line), then each chunk, relaxed into x_out's owned rows (one
+    /// thread per chunk).
     template <class T>
     void y_lines_finish(int mx, int m, const T* solved, const vector<T>& x_in, vector<T>& x_out, T omega) {
-        LineParts<T>& w = parts<T>(mx, m);
+        const int chunks = chunks_of(m);
+        LineParts<T>& w = parts<T>(mx, m, chunks);
         ADIMG_CUDA_CHECK(
             cudaMemcpyAsync(w.solved.data(), solved, w.solved.size() * sizeof(T), cudaMemcpyHostToDevice, stream()));
-        launch("y_line_finish kernel", strip_kernels::y_line_finish<T>, line_blocks(mx), strip_kernels::line_threads, 0,
-               static_cast<const T*>(w.a.data()), static_cast<const T*>(w.c.data()), w.v.data(), mx, m,
-               static_cast<const T*>(w.solved.data()), x_in.data(), x_out.data(), omega);
-        ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream()));  // `solved` is the caller's, pageable
+        launch("y_line_fill kernel", strip_kernels::y_line_fill<T>, line_blocks(mx), strip_kernels::line_threads, 0,
+               static_cast<const T*>(w.ra.data()), static_cast<const T*>(w.rc.data()), w.rv.data(), mx, chunks,
+               static_cast<const T*>(w.solved.data()));
+        launch("y_chunk_finish kernel", strip_kernels::y_chunk_finish<T>, line_blocks(mx * chunks),
+               strip_kernels::line_threads, 0, static_cast<const T*>(w.a.data()), static_cast<const T*>(w.c.data()),
+               w.v.data(), static_cast<const T*>(w.rv.data()), mx, m, chunks, x_in.data(), x_out.data(), omega);
     }
 
     std::size_t workspace_bytes() const {
@@ -213,21 +230,32 @@ private:
         return local_rank % count;
     }
 
-    /// A strip's y-line equations (a, c, v at r * mx + i), the coupling equations and the solved
-    /// ends on the device, kept at the size of the last sweep.
+    /// Chunks per y-line part of m rows: about rows_per_chunk rows each (two or more), at most
+    /// max_chunks, so that a sweep has a thread per chunk and a short reduced system per line.
+    static int chunks_of(int m) { return std::clamp(m / rows_per_chunk, 1, max_chunks); }
+    static constexpr int rows_per_chunk = 16, max_chunks = 64;
+
+    /// A strip's y-line equations (a, c, v at r * mx + i), their reduced equations (ra, rc, rv,
+    /// 2 chunks per line), the coupling equations and the solved ends on the device, kept at the
+    /// size of the last sweep.
     template <class T>
     struct LineParts {
-        DeviceVector<T> a, c, v, ends, solved;
-        std::size_t bytes() const { return (a.size() + c.size() + v.size() + ends.size() + solved.size()) * sizeof(T); }
+        DeviceVector<T> a, c, v, ra, rc, rv, ends, solved;
+        std::size_t bytes() const {
+            return (a.size() + c.size() + v.size() + ra.size() + rc.size() + rv.size() + ends.size() + solved.size()) *
+                   sizeof(T);
+        }
     };
     template <class T>
-    LineParts<T>& parts(int mx, int m) {
+    LineParts<T>& parts(int mx, int m, int chunks) {
         LineParts<T>& w = std::get<LineParts<T>>(parts_);
-        const std::size_t n = static_cast<std::size_t>(m) * mx;
-        if (w.a.size() != n) w.a = DeviceVector<T>(n), w.c = DeviceVector<T>(n), w.v = DeviceVector<T>(n);
-        if (w.ends.size() != static_cast<std::size_t>(y_line_end_words) * mx)
-            w.ends = DeviceVector<T>(static_cast<std::size_t>(y_line_end_words) * mx),
-            w.solved = DeviceVector<T>(2 * static_cast<std::size_t>(mx));
+        auto sized = [](DeviceVector<T>& part, std::size_t n) {
+            if (part.size() != n) part = DeviceVector<T>(n);
+        };
+        for (DeviceVector<T>* part : {&w.a, &w.c, &w.v}) sized(*part, static_cast<std::size_t>(m) * mx);
+        for (DeviceVector<T>* part : {&w.ra, &w.rc, &w.rv}) sized(*part, 2 * static_cast<std::size_t>(chunks) * mx);
+        sized(w.ends, static_cast<std::size_t>(y_line_end_words) * mx);
+        sized(w.solved, 2 * static_cast<std::size_t>(mx));
         return w;
     }
     /// A device buffer of at least n doubles for the conversions of from_host and to_host.

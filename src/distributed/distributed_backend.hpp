@@ -288,25 +288,31 @@ public:
         return norm2(d);
     }
 
-    /// The coarsest grid's exact solve, the same on every rank: its sparse factor, applied to the
-    /// whole right-hand side gathered from the ranks (the coarsest grid is small: 33 x 33 by
-    /// default), each rank keeping its rows.
+    /// The coarsest grid's exact solve, the same on every rank: the rank-local backend's (the
+    /// CPU's sparse factor, the GPU's dense inverse; as the serial solver on that backend)
+    /// applied to the whole right-hand side gathered from the ranks (the coarsest grid is
+    /// small: 33 x 33 by default), each rank keeping its rows.
     struct DirectSolve {
-        CoarseFactor factor;
-        mutable std::vector<double> out;
-        long long bytes() const { return factor.bytes(); }
+        typename Local::DirectSolve local;
+        long long bytes() const { return local.bytes(); }
     };
     DirectSolve make_direct_solve(const NineBands<double>& A) {
         if (layout().level_of(A.rows(), comm().rank()) < 0)
             throw std::logic_error("DistributedBackend: the coarsest matrix is no level of the layout");
-        return {CoarseFactor(A), std::vector<double>(A.rows())};
+        return {local().make_direct_solve(A)};
     }
-    void update_direct_solve(const NineBands<double>& A, DirectSolve& s) { s.factor = CoarseFactor(A); }
+    void update_direct_solve(const NineBands<double>& A, DirectSolve& s) { local().update_direct_solve(A, s.local); }
     template <class T>
     void direct_solve(const DirectSolve& s, const vector<T>& b, vector<T>& x) {
-        std::vector<double> in = gather(b);
-        s.factor.solve(in.data(), s.out.data());
-        upload(s.out.data() + static_cast<std::size_t>(x.first_row) * x.mx, x.size(), x);
+        const std::vector<double> whole = gather(b);
+        WholeLevel<T>& w = std::get<WholeLevel<T>>(coarsest_);
+        if (w.b.size() != whole.size()) {
+            w.b = local().template make_vector<T>(whole.size());
+            w.x = local().template make_vector<T>(whole.size());
+        }
+        local().upload(whole.data(), whole.size(), w.b);
+        local().direct_solve(s.local, w.b, w.x);
+        rank_.copy_part(w.x, static_cast<std::size_t>(x.first_row) * x.mx, x.storage, x.offset(), x.size());
     }
 
     // --- vector operations ------------------------------------------------------------------
@@ -460,9 +466,16 @@ private:
         all.push_back(info);
     }
 
+    /// The coarsest level whole, in the rank-local backend's memory, for its direct solve.
+    template <class T>
+    struct WholeLevel {
+        typename Local::template vector<T> b, x;
+    };
+
     std::shared_ptr<DistributedContext> context_;
     Rank rank_;
     std::tuple<CouplingWork<float>, CouplingWork<double>> couplings_;
+    std::tuple<WholeLevel<float>, WholeLevel<double>> coarsest_;
 };
 
 }  // namespace adimg

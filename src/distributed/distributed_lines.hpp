@@ -1,9 +1,9 @@
 #pragma once
 // The y-lines of an ADI half-step when they cross the ranks: Sun's partition methods on the
 // project's partition machinery (src/lines/partition_method.hpp). Each rank's part of a line is
-// one chunk: the rank-local backend reduces it to two coupling equations, its first and last row
-// (strip_formulas.hpp, y_line_reduce), the coupling equations are solved here on the host, and
-// the rank-local backend fills in the chunk (y_line_finish).
+// one chunk of the method across the ranks: the rank-local executor reduces it to two coupling
+// equations, its first and last row (strip_formulas.hpp: in chunks of its own on a GPU), the
+// coupling equations are solved here on the host, and the rank-local executor fills in the part.
 //  - PPT (exact): one all-gather gives every rank the 2P coupling equations of every line,
 //    which form a tridiagonal system (first(0), last(0), first(1), ...); each rank solves all of
 //    them by Thomas and keeps its own two unknowns.

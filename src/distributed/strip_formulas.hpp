@@ -45,31 +45,58 @@ ADIMG_HD CrEquation<T> y_line_equation(const BandsView<T>& A, const T* b, const 
 /// last equation, (a, c, v) each.
 constexpr int y_line_end_words = 6;
 
-/// The rank's part of y-line i (m rows in a, c, v at r * mx + i) as one chunk of the partition
-/// method: eliminated, and its two coupling equations copied to ends[6 i .. 6 i + 5].
+// The rank's part of y-line i (m rows in a, c, v at r * mx + i) is solved as the partition
+// method's two levels: it is cut into K chunks (k m / K .. (k + 1) m / K - 1, two rows or more
+// each), each chunk eliminated on its own and its two coupling equations passed to rows 2 k and
+// 2 k + 1 of the reduced arrays (ra, rc, rv, also at q * mx + i); those 2 K equations, a
+// tridiagonal system, are eliminated as one chunk, whose first and last equations are the part's
+// coupling equations across the ranks. Once the ranks have solved those, the reduced system is
+// filled in, then each chunk. K = 1 is the plain partition method on the part (CPU ranks, whose
+// parallelism is across lines); GPU ranks take enough chunks for a thread each.
+
+/// The first row of chunk k of K of a part of m rows.
+ADIMG_HD int y_chunk_start(int m, int chunks, int k) { return static_cast<int>(static_cast<long long>(k) * m / chunks); }
+
+/// Chunk k of line i eliminated, its coupling equations into rows 2 k, 2 k + 1 of (ra, rc, rv).
 template <class T>
-ADIMG_HD void y_line_reduce(T* a, T* c, T* v, int mx, int m, int i, T* ends) {
+ADIMG_HD void y_chunk_reduce(T* a, T* c, T* v, T* ra, T* rc, T* rv, int mx, int m, int chunks, int i, int k) {
     auto slot = [mx, i](int r) { return r * mx + i; };
-    partition_eliminate(a, c, v, slot, 0, m);
-    for (int k = 0; k < 2; ++k) {
-        const int q = slot(k == 0 ? 0 : m - 1);
-        T* const to = ends + static_cast<std::size_t>(y_line_end_words) * i + 3 * k;
-        to[0] = a[q];
-        to[1] = c[q];
-        to[2] = v[q];
-    }
+    const int s = y_chunk_start(m, chunks, k), n = y_chunk_start(m, chunks, k + 1) - s;
+    partition_eliminate(a, c, v, slot, s, n);
+    partition_pass_ends(a, c, v, slot, s, n, ra, rc, rv, [&](int e) { return slot(2 * k + e); });
 }
 
-/// The rank's part of y-line i once its first and last unknowns are solved: the interior filled
-/// in (partition_substitute) and x_out = x_in + omega (solution - x_in) on its rows.
+/// The 2 K reduced equations of line i eliminated as one chunk, its two coupling equations (the
+/// part's) copied to ends[6 i .. 6 i + 5].
 template <class T>
-ADIMG_HD void y_line_finish(const T* a, const T* c, T* v, int mx, int m, int i, T first, T last, const T* x_in, T* x_out,
-                            T omega) {
+ADIMG_HD void y_line_reduce(T* ra, T* rc, T* rv, int mx, int chunks, int i, T* ends) {
     auto slot = [mx, i](int r) { return r * mx + i; };
-    v[slot(0)] = first;
-    v[slot(m - 1)] = last;
-    partition_substitute(a, c, v, slot, 0, m);
-    for (int r = 0; r < m; ++r) {
+    partition_eliminate(ra, rc, rv, slot, 0, 2 * chunks);
+    partition_pass_ends(ra, rc, rv, slot, 0, 2 * chunks, ends + y_line_end_words * static_cast<std::size_t>(i),
+                        ends + y_line_end_words * static_cast<std::size_t>(i) + 1,
+                        ends + y_line_end_words * static_cast<std::size_t>(i) + 2, [](int e) { return 3 * e; });
+}
+
+/// The reduced equations of line i filled in from the part's solved first and last unknowns.
+template <class T>
+ADIMG_HD void y_line_fill(const T* ra, const T* rc, T* rv, int mx, int chunks, int i, T first, T last) {
+    auto slot = [mx, i](int r) { return r * mx + i; };
+    rv[slot(0)] = first;
+    rv[slot(2 * chunks - 1)] = last;
+    partition_substitute(ra, rc, rv, slot, 0, 2 * chunks);
+}
+
+/// Chunk k of line i filled in from its ends (rows 2 k, 2 k + 1 of rv, filled in) and
+/// x_out = x_in + omega (solution - x_in) on its rows (storage row r + 1 of the strip).
+template <class T>
+ADIMG_HD void y_chunk_finish(const T* a, const T* c, T* v, const T* rv, int mx, int m, int chunks, int i, int k,
+                             const T* x_in, T* x_out, T omega) {
+    auto slot = [mx, i](int r) { return r * mx + i; };
+    const int s = y_chunk_start(m, chunks, k), n = y_chunk_start(m, chunks, k + 1) - s;
+    v[slot(s)] = rv[slot(2 * k)];
+    v[slot(s + n - 1)] = rv[slot(2 * k + 1)];
+    partition_substitute(a, c, v, slot, s, n);
+    for (int r = s; r < s + n; ++r) {
         const std::size_t p = static_cast<std::size_t>(r + 1) * mx + i;
         x_out[p] = relax(x_in[p], v[slot(r)], omega);
     }

@@ -55,22 +55,39 @@ __global__ void y_line_equations(BandsView<T> A, const T* __restrict__ b, const 
     v[q] = e.v;
 }
 
-/// One thread per y-line: its part eliminated, its coupling equations into ends.
+/// One thread per chunk (line i = t % mx, chunk k = t / mx): eliminated, its coupling equations
+/// into the reduced arrays.
 template <class T>
-__global__ void y_line_reduce(T* a, T* c, T* v, int mx, int m, T* ends) {
+__global__ void y_chunk_reduce(T* a, T* c, T* v, T* ra, T* rc, T* rv, int mx, int m, int chunks) {
     kernels::follow_previous_kernel();
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < mx) adimg::y_line_reduce(a, c, v, mx, m, i, ends);
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < mx * chunks) adimg::y_chunk_reduce(a, c, v, ra, rc, rv, mx, m, chunks, t % mx, t / mx);
 }
 
-/// One thread per y-line: its part filled in from its solved ends (solved[2 i], solved[2 i + 1])
-/// and relaxed into x_out.
+/// One thread per y-line: its reduced equations eliminated, its coupling equations into ends.
 template <class T>
-__global__ void y_line_finish(const T* a, const T* c, T* v, int mx, int m, const T* __restrict__ solved,
-                              const T* __restrict__ x_in, T* __restrict__ x_out, T omega) {
+__global__ void y_line_reduce(T* ra, T* rc, T* rv, int mx, int chunks, T* ends) {
     kernels::follow_previous_kernel();
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < mx) adimg::y_line_finish(a, c, v, mx, m, i, solved[2 * i], solved[2 * i + 1], x_in, x_out, omega);
+    if (i < mx) adimg::y_line_reduce(ra, rc, rv, mx, chunks, i, ends);
+}
+
+/// One thread per y-line: its reduced equations filled in from its solved ends (solved[2 i],
+/// solved[2 i + 1]).
+template <class T>
+__global__ void y_line_fill(const T* ra, const T* rc, T* rv, int mx, int chunks, const T* __restrict__ solved) {
+    kernels::follow_previous_kernel();
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < mx) adimg::y_line_fill(ra, rc, rv, mx, chunks, i, solved[2 * i], solved[2 * i + 1]);
+}
+
+/// One thread per chunk: filled in and relaxed into x_out.
+template <class T>
+__global__ void y_chunk_finish(const T* a, const T* c, T* v, const T* rv, int mx, int m, int chunks,
+                               const T* __restrict__ x_in, T* __restrict__ x_out, T omega) {
+    kernels::follow_previous_kernel();
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < mx * chunks) adimg::y_chunk_finish(a, c, v, rv, mx, m, chunks, t % mx, t / mx, x_in, x_out, omega);
 }
 
 }  // namespace adimg::strip_kernels

@@ -1,10 +1,14 @@
 // Each operation of the distributed backend on CPU ranks against the CPU backend's on the whole
 // grid, on random data (strip_checks.hpp): the stencil operations and transfers to rounding, the
-// y-lines by PPT to 1e-13 (double), PDD against its diagonal-dominance bound.
+// y-lines by PPT to 1e-13 (double), PDD against its diagonal-dominance bound; and a y-line part
+// in chunks (the GPU ranks' way) against Thomas, on the host.
 
 #include "strip_checks.hpp"
 
 #include "distributed/cpu_rank.hpp"
+#include "distributed/distributed_lines.hpp"
+
+#include <random>
 
 namespace {
 
@@ -45,4 +49,41 @@ TEST_CASE("more ranks than the coarsest grid allows is an input error that names
     if (ranks < 2) return;
     // 3 rows (two elements) on the coarsest level: room for one rank.
     CHECK_THROWS_WITH(StripLayout({{3, 3}, {5, 5}}, ranks), Catch::Contains("use at most 1 ranks"));
+}
+
+TEST_CASE("a y-line part cut into chunks, as GPU ranks solve it, equals Thomas on the line", "[mpi]") {
+    // Lines of 37 unit-diagonal rows (|a| + |c| <= 0.8), alone on one rank: the part's coupling
+    // equations form the line's 2 x 2 system; 1, 2, 5 and 18 chunks (two rows or more each).
+    const int mx = 3, m = 37;
+    std::mt19937 gen(7);
+    std::uniform_real_distribution<double> coupling(-0.4, 0.4), value(-1.0, 1.0);
+    std::vector<double> a(m * mx), c(m * mx), v(m * mx);
+    for (int q = 0; q < m * mx; ++q) {
+        a[q] = q < mx ? 0.0 : coupling(gen);
+        c[q] = q >= (m - 1) * mx ? 0.0 : coupling(gen);
+        v[q] = value(gen);
+    }
+    for (int chunks : {1, 2, 5, 18}) {
+        std::vector<double> pa = a, pc = c, pv = v, ra(2 * chunks * mx), rc(ra.size()), rv(ra.size());
+        std::vector<double> ends(y_line_end_words * mx), solved(2 * mx), x_in((m + 2) * mx, 0.0), x_out(x_in.size());
+        for (int i = 0; i < mx; ++i) {
+            for (int k = 0; k < chunks; ++k)
+                y_chunk_reduce(pa.data(), pc.data(), pv.data(), ra.data(), rc.data(), rv.data(), mx, m, chunks, i, k);
+            y_line_reduce(ra.data(), rc.data(), rv.data(), mx, chunks, i, ends.data());
+            CrEquation<double> pair[2] = {{ends[6 * i], ends[6 * i + 1], ends[6 * i + 2]},
+                                          {ends[6 * i + 3], ends[6 * i + 4], ends[6 * i + 5]}};
+            solve_unit_tridiagonal(pair, 2);
+            y_line_fill(ra.data(), rc.data(), rv.data(), mx, chunks, i, pair[0].v, pair[1].v);
+            for (int k = 0; k < chunks; ++k)
+                y_chunk_finish(pa.data(), pc.data(), pv.data(), rv.data(), mx, m, chunks, i, k, x_in.data(), x_out.data(),
+                               1.0);
+            std::vector<CrEquation<double>> line(m);
+            for (int r = 0; r < m; ++r) line[r] = {a[r * mx + i], c[r * mx + i], v[r * mx + i]};
+            solve_unit_tridiagonal(line.data(), m);
+            double worst = 0.0;
+            for (int r = 0; r < m; ++r) worst = std::max(worst, std::abs(x_out[(r + 1) * mx + i] - line[r].v));
+            INFO(chunks << " chunks, line " << i);
+            CHECK(worst <= 1e-14);
+        }
+    }
 }
