@@ -161,7 +161,8 @@ class Engine;  // one backend's transform and refinement loop (src/fast_direct/e
 
 class FastDirectSolver {
 public:
-    /// Throws input_error naming the first option out of range.
+    /// Throws input_error naming the first option out of range. Starts the GPU where it is the
+    /// backend (the CUDA context, a stream, staging buffers), as adimg::Solver does.
     explicit FastDirectSolver(FastDirectOptions options = {});
     ~FastDirectSolver();
     FastDirectSolver(FastDirectSolver&&) noexcept;
@@ -205,6 +206,8 @@ public:
     /// Seconds the last setup took, everything before the first solve: the transform, the line
     /// factors, the backend's buffers and plans, the copy to the device, the CPU's assembly.
     double setup_seconds() const { return setup_seconds_; }
+    /// Seconds the backend's start took when the solver was made (not part of setup_seconds()).
+    double start_seconds() const { return start_seconds_; }
     int setup_count() const { return setups_; }
     int solve_count() const { return solves_; }
 
@@ -220,8 +223,10 @@ private:
     /// Shared with the CPU engine; with the CUDA engine assembled by matrix() when asked.
     mutable std::shared_ptr<const NineBands<double>> matrix_;
     std::unique_ptr<fast_direct::Engine> engine_;
+    BackendKind engine_backend_ = BackendKind::cpu;  ///< the backend engine_ runs on
+    bool ready_ = false;                               ///< engine_ holds a setup
     std::size_t rows_ = 0;
-    double setup_seconds_ = 0.0;
+    double setup_seconds_ = 0.0, start_seconds_ = 0.0;
     int setups_ = 0, solves_ = 0;
 };
 

@@ -130,8 +130,7 @@ private:
 /// The refinement's defect on the device, each row formed from the mesh's widths.
 class CudaDefect {
 public:
-    using Source = TensorMesh;
-    CudaDefect(CudaBackend& be, const TensorMesh& mesh) : be_(be), defect_(mesh, be.stream()) {}
+    CudaDefect(CudaBackend& be, const TensorMesh& mesh, const SharedBands&) : be_(be), defect_(mesh, be.stream()) {}
 
     void operator()(const DeviceVector<double>& b, const DeviceVector<double>& x, DeviceVector<double>& d) {
         defect_(be_.launcher(), b.data(), x.data(), d.data());
@@ -144,8 +143,8 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Engine> make_cuda_engine(Plan plan, const TensorMesh& mesh) {
-    return std::make_unique<BackendEngine<CudaBackend, CudaTransform, CudaDefect>>(std::move(plan), mesh);
+std::unique_ptr<Engine> make_cuda_engine() {
+    return std::make_unique<BackendEngine<CudaBackend, CudaTransform, CudaDefect>>();
 }
 
 }  // namespace adimg::fast_direct

@@ -19,7 +19,7 @@
 
 namespace adimg::fast_direct {
 
-__global__ void q1_difference_defects(const double* __restrict__ hx, const double* __restrict__ hy, int mx, int my,
+static __global__ void q1_difference_defects(const double* __restrict__ hx, const double* __restrict__ hy, int mx, int my,
                                       const double* __restrict__ b, const double* __restrict__ x, double* __restrict__ d) {
     kernels::follow_previous_kernel();
     const int i = blockIdx.x * kernels::tile_x + threadIdx.x, j = blockIdx.y * kernels::tile_y + threadIdx.y;

@@ -59,7 +59,7 @@ struct ThomasLines {
 /// threads (3 n words, coalesced), the recurrence run by one thread from there, the line stored
 /// back by all. The forward step's coupling does not depend on the recurrence, so its loads are
 /// issued ahead of it.
-__device__ void thomas_line_staged(const ModeLines& lines, const ThomasLines& thomas, int k, double* shared) {
+__device__ inline void thomas_line_staged(const ModeLines& lines, const ThomasLines& thomas, int k, double* shared) {
     const int n = lines.n;
     const std::size_t base = static_cast<std::size_t>(k) * n;
     double* w = shared;

@@ -35,7 +35,7 @@ constexpr int sine_tile = 32, sine_tile_rows = 8;
 
 /// The odd extension of each line position l (2n = 2 (nt + 1) values at extended + 2 n l) from
 /// the values (t, l) of `in`. Blocks of 32 x 8 threads, a 32 x 32 tile each.
-__global__ void sine_extend(const double* __restrict__ in, Strided layout, int nt, int nl, double* __restrict__ extended) {
+static __global__ void sine_extend(const double* __restrict__ in, Strided layout, int nt, int nl, double* __restrict__ extended) {
     kernels::follow_previous_kernel();
     __shared__ double tile[sine_tile][sine_tile + 1];  // [l][t] of the block's tile
     const int t0 = blockIdx.x * sine_tile, l0 = blockIdx.y * sine_tile;
@@ -63,7 +63,7 @@ __global__ void sine_extend(const double* __restrict__ in, Strided layout, int n
 }
 
 /// out (t, l) = -Im of spectrum l's entry t + 1 (n + 1 entries per line position l).
-__global__ void sine_take(const cufftDoubleComplex* __restrict__ spectrum, int nt, int nl, double* __restrict__ out,
+static __global__ void sine_take(const cufftDoubleComplex* __restrict__ spectrum, int nt, int nl, double* __restrict__ out,
                           Strided layout) {
     kernels::follow_previous_kernel();
     __shared__ double tile[sine_tile][sine_tile + 1];  // [l][t]

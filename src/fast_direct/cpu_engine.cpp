@@ -5,68 +5,20 @@
 
 #include "difference_defect.hpp"
 #include "engine.hpp"
+#include "trig_rows.hpp"
 
 #include "../cpu/cpu_backend.hpp"
 
 #include <Eigen/Core>
-#include <fftw3.h>
 
 #include <algorithm>
 #include <cstddef>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <stdexcept>
 #include <vector>
 
 namespace adimg::fast_direct {
 namespace {
-
-/// FFTW's planner is not thread-safe: every plan is made and destroyed under this lock.
-std::mutex& fftw_planner() {
-    static std::mutex lock;
-    return lock;
-}
-
-/// In-place DST-I (RODFT00) or DCT-I (REDFT00) of `rows` contiguous rows of n values each.
-class TrigRows {
-public:
-    TrigRows(fftw_r2r_kind kind, int n, int rows, double* work) : kind_(kind), n_(n), rows_(rows) {
-        const std::lock_guard<std::mutex> lock(fftw_planner());
-        batch_ = plan(std::min(rows, batch_rows), work);
-        if (rows % batch_rows != 0 && rows > batch_rows) tail_ = plan(rows % batch_rows, work);
-    }
-    ~TrigRows() {
-        const std::lock_guard<std::mutex> lock(fftw_planner());
-        if (batch_) fftw_destroy_plan(batch_);
-        if (tail_) fftw_destroy_plan(tail_);
-    }
-    TrigRows(const TrigRows&) = delete;
-    TrigRows& operator=(const TrigRows&) = delete;
-
-    void operator()(double* work) const {
-        const int batches = (rows_ + batch_rows - 1) / batch_rows;
-#pragma omp parallel for schedule(static) if(batches > 1)
-        for (int q = 0; q < batches; ++q) {
-            double* rows = work + static_cast<std::size_t>(q) * batch_rows * n_;
-            const bool full = (q + 1) * batch_rows <= rows_ || rows_ <= batch_rows;
-            fftw_execute_r2r(full ? batch_ : tail_, rows, rows);
-        }
-    }
-
-private:
-    static constexpr int batch_rows = 16;
-    fftw_plan plan(int rows, double* work) const {
-        int n = n_;
-        fftw_plan p = fftw_plan_many_r2r(1, &n, rows, work, nullptr, 1, n_, work, nullptr, 1, n_, &kind_,
-                                         FFTW_ESTIMATE | FFTW_UNALIGNED);
-        if (!p) throw std::runtime_error("FFTW could not plan a transform of " + std::to_string(n_) + " values");
-        return p;
-    }
-    fftw_r2r_kind kind_;
-    int n_, rows_;
-    fftw_plan batch_ = nullptr, tail_ = nullptr;
-};
 
 class CpuTransform {
 public:
@@ -193,8 +145,7 @@ private:
 /// d = b - A x in difference form, on the assembled matrix the solver keeps.
 class CpuDefect {
 public:
-    using Source = SharedBands;
-    CpuDefect(CpuBackend&, SharedBands A) : A_(std::move(A)), row_sums_(row_sums(*A_)) {}
+    CpuDefect(CpuBackend&, const TensorMesh&, SharedBands A) : A_(std::move(A)), row_sums_(row_sums(*A_)) {}
 
     void operator()(const std::vector<double>& b, const std::vector<double>& x, std::vector<double>& d) const {
         const BandsView<double> A = view(*A_);
@@ -211,8 +162,6 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Engine> make_cpu_engine(Plan plan, SharedBands A) {
-    return std::make_unique<BackendEngine<CpuBackend, CpuTransform, CpuDefect>>(std::move(plan), std::move(A));
-}
+std::unique_ptr<Engine> make_cpu_engine() { return std::make_unique<BackendEngine<CpuBackend, CpuTransform, CpuDefect>>(); }
 
 }  // namespace adimg::fast_direct

@@ -14,16 +14,24 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace adimg::fast_direct {
 
-/// One backend's engine, as FastDirectSolver sees it.
+/// The CPU engine computes its defects with the assembled matrix, which the solver shares with it.
+using SharedBands = std::shared_ptr<const NineBands<double>>;
+
+/// One backend's engine, as FastDirectSolver sees it: the backend started when the engine is
+/// made, the plan's transform and defect made by each setup.
 class Engine {
 public:
     virtual ~Engine() = default;
+    /// Frees the previous setup's memory, then makes the transform of `plan` and the defect of
+    /// the mesh (the CPU's from the assembled matrix A, the GPU's from the mesh's widths).
+    virtual void setup(Plan plan, const TensorMesh& mesh, SharedBands A) = 0;
     /// b and x hold the grid's rows; x receives the solution (b is read before x is written).
     virtual FastDirectReport solve(const double* b, double* x, const FastDirectOptions& options,
                                    const StepCallback& on_step) = 0;
@@ -33,37 +41,44 @@ public:
     virtual std::string line_solver_name() const = 0;
 };
 
-/// The CPU engine computes its defects with the assembled matrix, which the solver shares with it.
-using SharedBands = std::shared_ptr<const NineBands<double>>;
-std::unique_ptr<Engine> make_cpu_engine(Plan plan, SharedBands A);
-/// The CUDA engine computes each row of its defect from the mesh's element widths on the device
-/// (Dirichlet edges only). Throws device_error when this build has no CUDA or no device is usable.
-std::unique_ptr<Engine> make_cuda_engine(Plan plan, const TensorMesh& mesh);
+std::unique_ptr<Engine> make_cpu_engine();
+/// The CUDA engine: its backend (the device, its stream, the staging buffers) starts here.
+/// Dirichlet edges only. Throws device_error when this build has no CUDA or no device is usable.
+std::unique_ptr<Engine> make_cuda_engine();
 
 /// The engine of a backend (src/cpu/cpu_backend.hpp, src/cuda/cuda_backend.cuh: vectors, norm2,
 /// axpy, upload, download), its Transform, constructed from the backend and the plan, which
 /// applies out = P in on backend vectors of all the grid's rows, and its Defect, constructed from
-/// the backend and its Defect::Source (the matrix, or the mesh), which computes d = b - A x by
-/// difference_defect().
+/// the backend, the mesh and the assembled matrix (which it may ignore), which computes
+/// d = b - A x by difference_defect().
 template <class Backend, class Transform, class Defect>
 class BackendEngine final : public Engine {
 public:
-    BackendEngine(Plan plan, typename Defect::Source source)
-        : b_(be_.template make_vector<double>(plan.rows())),
-          x_(be_.template make_vector<double>(plan.rows())),
-          d_(be_.template make_vector<double>(plan.rows())),
-          c_(be_.template make_vector<double>(plan.rows())),
-          singular_(plan.singular),
-          node_weights_(plan.node_weights),
-          transform_(be_, std::move(plan)),
-          defect_(be_, std::move(source)) {
+    BackendEngine() = default;
+    /// A backend that is made from arguments (the distributed one, from its ranks).
+    explicit BackendEngine(Backend backend) : be_(std::move(backend)) {}
+
+    void setup(Plan plan, const TensorMesh& mesh, SharedBands A) override {
+        transform_.reset();
+        defect_.reset();
+        for (auto* v : {&b_, &x_, &d_, &c_, &ones_, &weights_}) *v = {};
+        const std::size_t rows = plan.rows();
+        b_ = be_.template make_vector<double>(rows);
+        x_ = be_.template make_vector<double>(rows);
+        d_ = be_.template make_vector<double>(rows);
+        c_ = be_.template make_vector<double>(rows);
+        singular_ = plan.singular;
+        node_weights_ = plan.node_weights;
+        weight_sum_ = 0.0;
         if (singular_) {
-            ones_ = be_.template make_vector<double>(b_.size());
+            ones_ = be_.template make_vector<double>(rows);
             be_.fill(ones_, 1.0);
-            weights_ = be_.template make_vector<double>(b_.size());
+            weights_ = be_.template make_vector<double>(rows);
             be_.upload(node_weights_, weights_);
             for (double w : node_weights_) weight_sum_ += w;
         }
+        transform_.emplace(be_, std::move(plan));
+        defect_.emplace(be_, mesh, std::move(A));
     }
 
     FastDirectReport solve(const double* b, double* x, const FastDirectOptions& options,
@@ -83,12 +98,12 @@ public:
     }
 
     std::string device_name() const override { return be_.name(); }
-    std::string transform_name() const override { return transform_.transform_name(); }
-    std::string line_solver_name() const override { return transform_.line_solver_name(); }
+    std::string transform_name() const override { return transform_->transform_name(); }
+    std::string line_solver_name() const override { return transform_->line_solver_name(); }
 
 private:
     double defect() {
-        defect_(b_, x_, d_);
+        (*defect_)(b_, x_, d_);
         return be_.norm2(d_);
     }
 
@@ -107,7 +122,7 @@ private:
 
     /// out = P in; with A singular, the solution of mean zero (∫ u_h = 0: the node weights are ∫ φ_p).
     void transform(const typename Backend::template vector<double>& in, typename Backend::template vector<double>& out) {
-        transform_.apply(in, out);
+        transform_->apply(in, out);
         if (singular_) be_.axpy(-be_.dot(weights_, out) / weight_sum_, ones_, out);
     }
 
@@ -176,12 +191,12 @@ private:
 
     Backend be_;
     typename Backend::template vector<double> b_, x_, d_, c_;
-    bool singular_;                     ///< Plan::singular
+    bool singular_ = false;             ///< Plan::singular
     std::vector<double> node_weights_;  ///< Plan::node_weights
     typename Backend::template vector<double> ones_, weights_;  ///< singular only: 1 and ∫ φ_p on every node
     double weight_sum_ = 0.0;
-    Transform transform_;
-    Defect defect_;
+    std::optional<Transform> transform_;  ///< of the last setup
+    std::optional<Defect> defect_;
 };
 
 }  // namespace adimg::fast_direct

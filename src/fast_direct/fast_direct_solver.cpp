@@ -58,13 +58,21 @@ bool FastDirectEdges::all_neumann() const {
 
 FastDirectSolver::FastDirectSolver(FastDirectOptions options) : options_(options) {
     validate(options_);
-    // BackendKind::cuda without a device fails at setup(), where make_cuda_engine says what is missing.
+    const auto start = std::chrono::steady_clock::now();
     preferred_ = backend_ = options_.backend;
     std::string why;
+    const bool usable = preferred_ != BackendKind::cpu && cuda_available(&why);
     if (preferred_ == BackendKind::automatic) {
-        preferred_ = backend_ = cuda_available(&why) ? BackendKind::cuda : BackendKind::cpu;
+        preferred_ = backend_ = usable ? BackendKind::cuda : BackendKind::cpu;
         if (backend_ == BackendKind::cpu) notice_ = "note: no usable GPU (" + why + "); running on the CPU backend";
     }
+    // The device starts here, as adimg::Solver's does, not in setup(); BackendKind::cuda without
+    // a device fails at setup(), where make_cuda_engine says what is missing.
+    if (preferred_ == BackendKind::cuda && usable) {
+        engine_ = fast_direct::make_cuda_engine();
+        engine_backend_ = BackendKind::cuda;
+    }
+    start_seconds_ = seconds_since(start);
 }
 
 FastDirectSolver::~FastDirectSolver() = default;
@@ -84,14 +92,17 @@ void FastDirectSolver::setup(const TensorMesh& mesh, const FastDirectEdges& edge
     fast_direct::Plan plan = fast_direct::make_plan(mesh, edges, options_);
     const FastAxis axis = plan.axis;
     const FastTransform transform = plan.transform;
-    engine_.reset();  // the old engine's memory is free before the new one allocates
+    ready_ = false;
     matrix_.reset();
-    if (backend == BackendKind::cuda) {
-        engine_ = fast_direct::make_cuda_engine(std::move(plan), mesh);  // rows from the widths: nothing assembled here
-    } else {
-        matrix_ = std::make_shared<const NineBands<double>>(assembled(mesh, edges));
-        engine_ = fast_direct::make_cpu_engine(std::move(plan), matrix_);
+    if (!engine_ || engine_backend_ != backend) {
+        engine_.reset();  // the old engine's memory is free before the new one allocates
+        engine_ = backend == BackendKind::cuda ? fast_direct::make_cuda_engine() : fast_direct::make_cpu_engine();
+        engine_backend_ = backend;
     }
+    // The CPU's defect takes the assembled matrix; the GPU's forms its rows from the widths.
+    if (backend == BackendKind::cpu) matrix_ = std::make_shared<const NineBands<double>>(assembled(mesh, edges));
+    engine_->setup(std::move(plan), mesh, matrix_);
+    ready_ = true;
     backend_ = backend;
     edges_ = edges;
     mesh_ = mesh;
@@ -108,7 +119,7 @@ void FastDirectSolver::setup(std::vector<double> widths_x, std::vector<double> w
 
 FastDirectReport FastDirectSolver::solve(const std::vector<double>& b, std::vector<double>& x,
                                          const StepCallback& on_step) {
-    if (engine_ && b.size() != rows_)
+    if (ready_ && b.size() != rows_)
         throw input_error("solve: the right-hand side has " + std::to_string(b.size()) + " entries, the mesh " +
                           std::to_string(rows_) + " nodes");
     x.resize(rows_);
@@ -116,7 +127,7 @@ FastDirectReport FastDirectSolver::solve(const std::vector<double>& b, std::vect
 }
 
 FastDirectReport FastDirectSolver::solve(const double* b, double* x, const StepCallback& on_step) {
-    if (!engine_) throw input_error("solve: call FastDirectSolver::setup() with the mesh before solve()");
+    if (!ready_) throw input_error("solve: call FastDirectSolver::setup() with the mesh before solve()");
     if (!b || !x) throw input_error("solve: b and x must point to the mesh's " + std::to_string(rows_) + " nodes");
     const auto start = std::chrono::steady_clock::now();
     FastDirectReport report = engine_->solve(b, x, options_, on_step);
@@ -127,7 +138,7 @@ FastDirectReport FastDirectSolver::solve(const double* b, double* x, const StepC
 
 const NineBands<double>& FastDirectSolver::matrix() const {
     static const NineBands<double> none;
-    if (!engine_) return none;
+    if (!ready_) return none;
     if (!matrix_) matrix_ = std::make_shared<const NineBands<double>>(assembled(mesh_, edges_));
     return *matrix_;
 }
@@ -135,7 +146,7 @@ const NineBands<double>& FastDirectSolver::matrix() const {
 std::string FastDirectSolver::device_name() const { return engine_ ? engine_->device_name() : std::string(); }
 
 std::string FastDirectSolver::method() const {
-    if (!engine_) return "not set up";
+    if (!ready_) return "not set up";
     const FastAxis lines = axis_ == FastAxis::x ? FastAxis::y : FastAxis::x;
     return std::string(name(transform_)) + " in " + name(axis_) + " (" + engine_->transform_name() + "), lines in " + name(lines) + " by " +
            engine_->line_solver_name();

@@ -7,7 +7,7 @@
 
 namespace adimg::fast_direct {
 
-std::unique_ptr<Engine> make_cuda_engine(Plan, const TensorMesh&) {
+std::unique_ptr<Engine> make_cuda_engine() {
     throw device_error(std::string("FastDirectOptions::backend = cuda, but this build of adimg has no CUDA backend: ") +
                        ADIMG_NO_CUDA_REASON + "; rebuild with the CUDA backend, or use FastDirectOptions::backend = cpu");
 }
