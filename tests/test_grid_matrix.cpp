@@ -312,19 +312,20 @@ TEST_CASE("GridMatrix rejects bad matrices, naming the row and entry", "[api][er
         CHECK(msg.find("node (0, 4) with (8, 3)") != std::string::npos);
         CHECK(msg.find("not a neighbour") != std::string::npos);
     }
-    SECTION("edge rows must be Dirichlet rows") {
-        NineBands<double> bad = good;
-        bad(N, at(0, 3)) = -0.1;  // an edge row coupling along the edge
-        reject(bad, {"row 27 (node (0, 3)", "is on the edge", "band N, column 36 = node (0, 4)", "Dirichlet"});
-        bad = good;
-        bad(E, at(4, 0)) = 0.2;
-        bad(E, at(4, 8)) = 0.2;
-        reject(bad, {"row 4 (node (4, 0)", "1 more row like it"});
+    SECTION("a coupling into a Dirichlet row is row-only enforcement: eliminated, not an error") {
+        NineBands<double> one_sided = good;
+        one_sided(N, at(0, 3)) = -0.1;  // an edge row coupling into the Dirichlet row (0, 4)
+        one_sided(E, at(4, 0)) = 0.2;
+        one_sided(SW, at(1, 1)) = -1.0 / 3.0;  // an interior row coupling into the corner
+        const GridMatrix A(grid, one_sided);
+        CHECK(A.eliminated().size() == 3);
+        CHECK_FALSE(A.natural_edges().any());
+        CHECK(A.bands().values == good.values);
     }
-    SECTION("no interior row may couple into an edge node") {
+    SECTION("edge rows that couple make their edge natural, and must keep the matrix positive definite") {
         NineBands<double> bad = good;
-        bad(SW, at(1, 1)) = -1.0 / 3.0;
-        reject(bad, {"row 10 (node (1, 1)", "couples into the edge node (0, 0)", "band SW", "b_p -= a_pq g_q"});
+        bad(N, at(0, 3)) = bad(S, at(0, 4)) = -2.0;  // |a_pq| >= sqrt(a_pp a_qq) on the west edge
+        reject(bad, {"not positive definite", "row 27 (node (0, 3)", "band N, column 36 = node (0, 4)"});
     }
     SECTION("asymmetry beyond the tolerance") {
         NineBands<double> bad = good;

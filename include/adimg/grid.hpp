@@ -19,13 +19,22 @@
 ///   neighbours (nine bands, docs/design.md §2);
 /// - every entry is finite and every diagonal entry is positive;
 /// - the matrix is symmetric up to a relative tolerance (MatrixChecks::symmetry_tolerance);
-/// - every node on the edge of the grid (i = 0, j = 0, i = mx - 1 or j = my - 1) is a Dirichlet
-///   node: its row has no entry but the diagonal, and no interior row couples into it. The
-///   solver's grid transfers keep the coarse-grid correction at zero on edge nodes, so the edge
-///   values must come from the edge rows alone. Eliminate a known boundary value g_q from the
-///   interior equations (b_p -= a_pq g_q, then a_pq = 0) and write its row as a_qq x_q = a_qq g_q.
-///   A diagonal a_qq other than 1 is fine: the row is scaled to the identity, and b_q with it at
-///   every solve.
+/// - each edge of the grid (west i = 0, east i = mx - 1, south j = 0, north j = my - 1) is either
+///   - a Dirichlet edge: every row on it holds only its diagonal, a_qq x_q = a_qq g_q, and no other
+///     row couples into it. The grid transfers keep the coarse-grid correction at zero there. A
+///     diagonal a_qq other than 1 is fine: the row is scaled to the identity, and b_q with it at
+///     every solve. Eliminate g_q from the other equations (b_p -= a_pq g_q, then a_pq = 0), or
+///     leave a_pq in the matrix (row-only enforcement, as scikit-fem's `enforce` does): GridMatrix
+///     then removes the coupling and lifts b at every solve (eliminated());
+///   - or a natural edge (Neumann, Robin): some row on it holds more than its diagonal. Its nodes
+///     are unknowns like the interior ones, their rows symmetric equations that may couple along
+///     the edge and inward. A node on it whose row holds only its diagonal (a Dirichlet point, say)
+///     is solved as such. A corner belongs to both its edges.
+///   Which edges are natural is read from the matrix (natural_edges());
+/// - with every edge natural the matrix may be singular with the constant null space (a pure
+///   Neumann problem): constant_null_space() says so, every solve removes b's component along the
+///   constant (the report's message says so when it was more than rounding) and returns the
+///   solution of zero mean, the minimum-norm solution (docs/design.md §2).
 
 #include <adimg/nine_bands.hpp>
 #include <adimg/problems.hpp>
@@ -113,18 +122,48 @@ struct MatrixChecks {
     double symmetry_tolerance = 1e-10;
 };
 
+/// A coupling a_pq into a Dirichlet row q that GridMatrix removed from the matrix (row-only
+/// Dirichlet enforcement): at every solve b_p -= a_pq g_q with g_q = b_q / a_qq.
+struct EliminatedCoupling {
+    std::size_t row = 0;     ///< p
+    std::size_t column = 0;  ///< q, a row that holds only its diagonal
+    double value = 0.0;      ///< a_pq as given
+    double diagonal = 0.0;   ///< a_qq as given
+};
+
+/// What turns b of the system as given into the right-hand side the solver sees: the lift of the
+/// eliminated couplings, the scaling of Dirichlet edge rows to the identity, and for a pure Neumann
+/// matrix the removal of b's component along the constant null vector. Linear in b.
+struct RightHandSideMap {
+    std::vector<std::pair<std::size_t, double>> scaled_rows;  ///< (row p, a_pp as given)
+    std::vector<EliminatedCoupling> eliminated;
+    bool constant_null_space = false;
+
+    /// False if apply() leaves every b as it is.
+    bool changes_b() const;
+    /// Applies the map to the n values of b in place. Returns the size of the component along the
+    /// constant null vector that was removed, relative to ||b||, where it exceeded the rounding
+    /// of b's sum; 0 otherwise (and always without a null space).
+    double apply(double* b, std::size_t n) const;
+};
+
+/// x -= mean(x) over its n values: the zero-mean (minimum-norm) representative of a pure Neumann
+/// solution.
+void remove_mean(double* x, std::size_t n);
+
 /// A checked nine-band matrix on a Grid: what Solver::setup takes.
 ///
 /// Constructing one copies the values, checks them against the contract in the file comment
-/// (sizes, finite entries, couplings that stay on the grid, positive diagonal, Dirichlet edge
-/// rows, no coupling into edge nodes, symmetry) and throws input_error naming the first row or
-/// entry that breaks it, how many rows break it in all, and what is allowed. Rows are numbered
-/// from 0 (p = j * mx + i); the messages also give the node (i, j) and the band name
-/// (SW S SE W C E NW N NE), and the 1-based Matrix Market row and column.
+/// (sizes, finite entries, couplings that stay on the grid, positive diagonal, symmetry except for
+/// couplings into Dirichlet rows, positive definite or pure Neumann), throws input_error naming the
+/// first row or entry that breaks it, how many rows break it in all, and what is allowed, and
+/// finds the natural edges. Rows are numbered from 0 (p = j * mx + i); the messages also give the
+/// node (i, j) and the band name (SW S SE W C E NW N NE), and the 1-based Matrix Market row and
+/// column.
 ///
-/// Edge rows whose only entry is a diagonal a != 1 are scaled to the identity; bands() holds the
-/// scaled matrix, and Solver::solve scales b on those rows by 1/a, so x solves the system
-/// as given.
+/// Edge rows whose only entry is a diagonal a != 1 are scaled to the identity, and couplings
+/// into rows that hold only their diagonal are removed; bands() holds the matrix so changed, and
+/// Solver::solve maps b accordingly (rhs_map()), so x solves the system as given.
 class GridMatrix {
 public:
     /// From nine bands (band k, row p at values[k * n + p], as NineBands stores them).
@@ -143,15 +182,24 @@ public:
     static GridMatrix from_eigen(Grid grid, const Eigen::SparseMatrix<double>& A, const MatrixChecks& checks = {});
 
     const Grid& grid() const { return grid_; }
-    /// The matrix as the solver sees it: edge rows scaled to the identity.
+    /// The matrix as the solver sees it: Dirichlet edge rows scaled to the identity, couplings into
+    /// Dirichlet rows removed; bands().natural are its natural edges.
     const NineBands<double>& bands() const { return bands_; }
+    /// The edges whose nodes are unknowns (Neumann, Robin); the others are Dirichlet edges.
+    NaturalEdges natural_edges() const { return bands_.natural; }
+    /// True for a pure Neumann matrix: every edge natural, and the constant vector a null vector.
+    bool constant_null_space() const { return rhs_.constant_null_space; }
     /// Edge rows that were scaled: (row p, its diagonal a_pp as given), in increasing p.
-    const std::vector<std::pair<std::size_t, double>>& scaled_rows() const { return scaled_rows_; }
+    const std::vector<std::pair<std::size_t, double>>& scaled_rows() const { return rhs_.scaled_rows; }
+    /// Couplings into Dirichlet rows that were removed (row-only enforcement), in increasing row.
+    const std::vector<EliminatedCoupling>& eliminated() const { return rhs_.eliminated; }
+    /// How b becomes the solver's right-hand side (Solver::solve applies it).
+    const RightHandSideMap& rhs_map() const { return rhs_; }
 
-    /// The right-hand side the solver sees: a copy of b with each scaled row divided by its
-    /// diagonal (Solver::solve does this itself, and skips the copy when no row was scaled).
+    /// The right-hand side the solver sees: a copy of b mapped by rhs_map() (Solver::solve does
+    /// this itself, and skips the copy where the map changes nothing).
     std::vector<double> solver_rhs(const std::vector<double>& b) const;
-    /// y = A x with the matrix as given (edge rows unscaled).
+    /// y = A x with the matrix as given (edge rows unscaled, removed couplings included).
     std::vector<double> multiply(const std::vector<double>& x) const;
     /// ||b - A x||_2 with the matrix as given.
     double defect_norm(const std::vector<double>& b, const std::vector<double>& x) const;
@@ -161,7 +209,7 @@ private:
 
     Grid grid_;
     NineBands<double> bands_;
-    std::vector<std::pair<std::size_t, double>> scaled_rows_;
+    RightHandSideMap rhs_;
 };
 
 }  // namespace adimg

@@ -21,12 +21,29 @@ constexpr int band_dx(int k) { return k % 3 - 1; }
 /// The y offset of band k.
 constexpr int band_dy(int k) { return k / 3 - 1; }
 
+/// Which edges of the grid are natural (docs/design.md §2, §3): their nodes are unknowns like
+/// interior nodes, and the grid transfers interpolate along them. An edge that is not natural is
+/// Dirichlet: its rows are identity rows that no other row couples into, and the coarse-grid
+/// correction is zero on it. A node on two edges (a corner) is Dirichlet if either edge is.
+/// All false (the default) is the all-Dirichlet matrix of the built-in problems.
+struct NaturalEdges {
+    bool west = false, east = false, south = false, north = false;
+
+    constexpr bool any() const { return west || east || south || north; }
+    constexpr bool all() const { return west && east && south && north; }
+    /// True if node (i, j) of an mx x my grid lies on a Dirichlet edge.
+    constexpr bool dirichlet_node(int i, int j, int mx, int my) const {
+        return (i == 0 && !west) || (i == mx - 1 && !east) || (j == 0 && !south) || (j == my - 1 && !north);
+    }
+};
+
 /// A nine-band matrix held in host memory.
 template <class T>
 struct NineBands {
     int mx = 0;
     int my = 0;
     std::vector<T> values;  ///< 9 * mx * my entries, band-major
+    NaturalEdges natural;   ///< the grid edges whose nodes are unknowns (none: all Dirichlet)
 
     NineBands() = default;
     NineBands(int mx_, int my_) : mx(mx_), my(my_), values(9 * rows(), T(0)) {}

@@ -81,9 +81,10 @@ public:
     /// Your matrix: copies it to the backend, which forms its Galerkin hierarchy there (on the
     /// device for CUDA; the same products as galerkin_hierarchy()) down to
     /// SolverOptions::coarse_level, with the direct coarse solve lowered further where the grid
-    /// allows until that level has at most max_direct_coarse_unknowns nodes. Edge rows that
-    /// GridMatrix scaled to the identity have their b scaled at every solve, so x solves the
-    /// system as given.
+    /// allows until that level has at most max_direct_coarse_unknowns nodes. Every solve maps b
+    /// as GridMatrix::rhs_map() says (rows scaled to the identity, eliminated couplings lifted,
+    /// a pure Neumann b made compatible), so x solves the system as given; for a pure Neumann
+    /// matrix x has zero mean.
     void setup(const GridMatrix& A);
     /// A hierarchy built elsewhere (rediscretized_hierarchy() of a case, say), used as given.
     void setup(const Hierarchy& hierarchy);
@@ -152,9 +153,13 @@ private:
     void setup_levels(const Levels& levels);  ///< the engine's setup, timed and counted
     SolveReport solve_locked(const double* b, double* x, InitialGuess guess, const StepCallback& on_step);
     void check_setup(const char* call = "solve") const;
-    /// b with its scaled rows divided by their diagonals, in a buffer of this solver (b itself
-    /// if no row is scaled).
+    /// b mapped as the GridMatrix says (RightHandSideMap: lifted, scaled rows divided by their
+    /// diagonals, the null space removed), in a buffer of this solver (b itself if the map
+    /// changes nothing); sets null_component_.
     const double* solver_rhs(const double* b);
+    /// For a pure Neumann matrix: x to zero mean, and a note in the report if b had a component
+    /// along the null space beyond rounding.
+    void to_zero_mean(double* x, SolveReport& report) const;
     template <class Solve>
     SolveReport timed(Solve&& solve);  ///< runs solve(), sets solve_seconds and counts the solve
 
@@ -166,7 +171,8 @@ private:
     double context_seconds_ = 0.0, hierarchy_seconds_ = 0.0, backend_setup_seconds_ = 0.0;
     int setups_ = 0;
     int solves_ = 0;
-    std::vector<std::pair<std::size_t, double>> scaled_rows_;
+    RightHandSideMap rhs_map_;     ///< how b becomes the solver's right-hand side (GridMatrix::rhs_map())
+    double null_component_ = 0.0;  ///< of the last b: what RightHandSideMap::apply removed
     /// The case of the last setup(CaseSpec, level): its finest mesh and exact solution.
     struct CaseOnMesh;
     std::unique_ptr<CaseOnMesh> case_;

@@ -47,6 +47,7 @@ public:
     template <class T>
     void update_values(const NineBands<double>& host, matrix<T>& A) {
         std::copy(host.values.begin(), host.values.end(), A.values.begin());
+        A.natural = host.natural;
     }
     /// The stiffness matrix of a built-in problem's mesh, assembled (in parallel) on the host.
     template <class T>
@@ -223,36 +224,43 @@ public:
     }
 
     // --- grid transfer ----------------------------------------------------------------------
-    /// coarse = R fine (R = P^T); coarse boundary nodes get 0.
+    /// The transfers take the natural edges of the level (multigrid.hpp); without them a level is
+    /// all Dirichlet.
+    static constexpr bool natural_edges = true;
+
+    /// coarse = R fine (R = P^T); coarse nodes on a Dirichlet edge get 0 (stencil.hpp).
     template <class T>
     void restrict_to(const vector<T>& fine, int mx_fine, int my_fine, const vector<T>& split_x,
-                     const vector<T>& split_y, vector<T>& coarse) {
+                     const vector<T>& split_y, vector<T>& coarse, NaturalEdges natural = {}) {
         const int mxc = mx_fine / 2 + 1, myc = my_fine / 2 + 1;
 #pragma omp parallel for schedule(static) if(parallel_worth(fine.size()))
         for (int J = 0; J < myc; ++J)
             for (int I = 0; I < mxc; ++I)
                 coarse[static_cast<std::size_t>(J) * mxc + I] =
-                    restrict_value(fine.data(), mx_fine, my_fine, split_x.data(), split_y.data(), I, J);
+                    restrict_value(fine.data(), mx_fine, my_fine, split_x.data(), split_y.data(), I, J, natural);
     }
 
-    /// coarse = R (b - A x), through the scratch vector d.
+    /// coarse = R (b - A x), through the scratch vector d; R with the natural edges of A.
     template <class T>
     void restrict_defect(const matrix<T>& A, const vector<T>& b, const vector<T>& x, vector<T>& d, const vector<T>& split_x,
                          const vector<T>& split_y, vector<T>& coarse) {
         defect(A, b, x, d);
-        restrict_to(d, A.mx, A.my, split_x, split_y, coarse);
+        restrict_to(d, A.mx, A.my, split_x, split_y, coarse, A.natural);
     }
 
-    /// fine += P coarse, on interior fine nodes.
+    /// fine += P coarse, on every fine node that is not on a Dirichlet edge.
     template <class T>
     void prolong_add(const vector<T>& coarse, const vector<T>& split_x, const vector<T>& split_y, vector<T>& fine,
-                     int mx_fine, int my_fine) {
+                     int mx_fine, int my_fine, NaturalEdges natural = {}) {
         const int mxc = mx_fine / 2 + 1;
 #pragma omp parallel for schedule(static) if(parallel_worth(fine.size()))
-        for (int j = 1; j < my_fine - 1; ++j)
-            for (int i = 1; i < mx_fine - 1; ++i)
+        for (int j = 0; j < my_fine; ++j) {
+            int i0, i1;
+            prolonged_range(j, mx_fine, my_fine, natural, i0, i1);
+            for (int i = i0; i <= i1; ++i)
                 fine[static_cast<std::size_t>(j) * mx_fine + i] +=
                     prolong_value(coarse.data(), mxc, split_x.data(), split_y.data(), i, j);
+        }
     }
 
     /// x_next = x + alpha c and d = b - A x_next in one pass (the refinement loop's update and its

@@ -61,13 +61,14 @@ public:
     vector<T> make_vector(std::size_t n) { return vector<T>(n); }
     template <class T>
     matrix<T> make_matrix(const NineBands<double>& A) {
-        matrix<T> M{A.mx, A.my, vector<T>(A.values.size()), {}};
+        matrix<T> M{A.mx, A.my, vector<T>(A.values.size()), {}, A.natural};
         update_values(A, M);
         return M;
     }
     /// New values from the host, converted on all host cores on the way (transfers.cuh).
     template <class T>
     void update_values(const NineBands<double>& A, matrix<T>& M) {
+        M.natural = A.natural;
         transfers_.upload(A.values.data(), A.values.size(), M.values);
         if (M.transposed.size() == M.values.size()) lines_.transpose_bands(M);
         ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream()));
@@ -102,18 +103,22 @@ public:
     }
     template <class T>
     void update_values(const matrix<double>& A, matrix<T>& M) {
+        M.natural = A.natural;
         scale_convert(1.0, A.values, M.values);  // exact for double, rounded once for float
         if (M.transposed.size() == M.values.size()) lines_.transpose_bands(M);
     }
-    /// coarse = R fine P (galerkin_row.hpp), one coarse row per thread.
+    /// coarse = R fine P (galerkin_row.hpp), one coarse row per thread; coarse keeps fine's
+    /// natural edges.
     void galerkin_coarse(const matrix<double>& fine, const vector<double>& split_x, const vector<double>& split_y,
                          matrix<double>& coarse) {
+        coarse.natural = fine.natural;
         launch_("galerkin_coarse kernel", kernels::galerkin_coarse<double>, tiles(coarse.mx, coarse.my), block2d(), 0,
-                fine.values.data(), fine.mx, fine.my, split_x.data(), split_y.data(), coarse.values.data());
+                fine.values.data(), fine.mx, fine.my, split_x.data(), split_y.data(), fine.natural, coarse.values.data());
         if (coarse.transposed.size() == coarse.values.size()) lines_.transpose_bands(coarse);
     }
     void download(const matrix<double>& A, NineBands<double>& host) {
         host = NineBands<double>(A.mx, A.my);
+        host.natural = A.natural;
         ADIMG_CUDA_CHECK(cudaMemcpyAsync(host.values.data(), A.values.data(), host.values.size() * sizeof(double),
                                          cudaMemcpyDeviceToHost, stream()));
         ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream()));
@@ -209,11 +214,15 @@ public:
     }
 
     // --- grid transfer ------------------------------------------------------------------------
+    /// The transfers take the natural edges of the level (multigrid.hpp); without them a level is
+    /// all Dirichlet.
+    static constexpr bool natural_edges = true;
+
     template <class T>
     void restrict_to(const vector<T>& fine, int mx_fine, int my_fine, const vector<T>& split_x, const vector<T>& split_y,
-                     vector<T>& coarse) {
+                     vector<T>& coarse, NaturalEdges natural = {}) {
         launch_("restrict_to kernel", kernels::restrict_to<T>, tiles(mx_fine / 2 + 1, my_fine / 2 + 1), block2d(), 0,
-                fine.data(), mx_fine, my_fine, split_x.data(), split_y.data(), coarse.data());
+                fine.data(), mx_fine, my_fine, split_x.data(), split_y.data(), natural, coarse.data());
     }
     /// coarse = R (b - A x): on large grids in one fused pass (kernels::restrict_defect), else as
     /// a defect and a restriction, with `d` as scratch. A fused block computes four times the
@@ -225,17 +234,17 @@ public:
         const std::size_t fused_from = sizeof(T) == 4 ? std::size_t(2049) * 2049 : std::size_t(4097) * 4097;
         if (!fused_restriction_.value_or(static_cast<std::size_t>(A.mx) * A.my >= fused_from)) {
             defect(A, b, x, d);
-            restrict_to(d, A.mx, A.my, split_x, split_y, coarse);
+            restrict_to(d, A.mx, A.my, split_x, split_y, coarse, A.natural);
             return;
         }
         launch_("restrict_defect kernel", kernels::restrict_defect<T>, tiles(A.mx / 2 + 1, A.my / 2 + 1), block2d(), 0,
-                A.view(), b.data(), x.data(), split_x.data(), split_y.data(), coarse.data());
+                A.view(), b.data(), x.data(), split_x.data(), split_y.data(), A.natural, coarse.data());
     }
     template <class T>
     void prolong_add(const vector<T>& coarse, const vector<T>& split_x, const vector<T>& split_y, vector<T>& fine,
-                     int mx_fine, int my_fine) {
+                     int mx_fine, int my_fine, NaturalEdges natural = {}) {
         launch_("prolong_add kernel", kernels::prolong_add<T>, tiles(mx_fine, my_fine), block2d(), 0, coarse.data(),
-                split_x.data(), split_y.data(), fine.data(), mx_fine, my_fine);
+                split_x.data(), split_y.data(), fine.data(), mx_fine, my_fine, natural);
     }
 
     /// x_next = x + alpha c and d = b - A x_next in one pass, returning ||d|| (one

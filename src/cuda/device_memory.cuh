@@ -79,6 +79,7 @@ struct DeviceBands {
     int mx = 0, my = 0;
     DeviceVector<T> values;
     mutable DeviceVector<T> transposed;
+    NaturalEdges natural;  ///< the grid edges whose nodes are unknowns (nine_bands.hpp)
 
     BandsView<T> view() const { return {values.data(), mx, my}; }
     BandsView<T> transposed_view() const { return {transposed.data(), my, mx}; }

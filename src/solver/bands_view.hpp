@@ -28,6 +28,7 @@ NineBands<To> convert_bands(const NineBands<From>& A) {
     NineBands<To> out;
     out.mx = A.mx;
     out.my = A.my;
+    out.natural = A.natural;
     out.values.assign(A.values.begin(), A.values.end());
     return out;
 }

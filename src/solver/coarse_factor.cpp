@@ -15,8 +15,36 @@ bool nearly_symmetric(const NineBands<double>& A) {
     return asymmetry.norm() <= 1e-12 * S.norm();
 }
 
-CoarseFactor::CoarseFactor(const NineBands<double>& A) {
-    const Eigen::SparseMatrix<double> S = to_eigen(A);
+bool constant_null_space(const NineBands<double>& A) {
+    if (!A.natural.all()) return false;
+    for (std::size_t p = 0; p < A.rows(); ++p) {
+        double sum = 0.0, magnitude = 0.0;
+        for (int k = 0; k < 9; ++k) {
+            sum += A(k, p);
+            magnitude += std::abs(A(k, p));
+        }
+        if (std::abs(sum) > 1e-10 * magnitude) return false;
+    }
+    return true;
+}
+
+namespace {
+
+/// A with the row and column of node 0 replaced by the identity's.
+Eigen::SparseMatrix<double> pinned(Eigen::SparseMatrix<double> S) {
+    for (Eigen::Index c = 0; c < S.outerSize(); ++c)
+        for (Eigen::SparseMatrix<double>::InnerIterator it(S, c); it; ++it)
+            if (it.row() == 0 || it.col() == 0) it.valueRef() = it.row() == it.col() ? 1.0 : 0.0;
+    return S;
+}
+
+/// v -= mean(v)
+void remove_mean(Eigen::Ref<Eigen::VectorXd> v) { v.array() -= v.mean(); }
+
+}  // namespace
+
+CoarseFactor::CoarseFactor(const NineBands<double>& A) : pinned_(constant_null_space(A)) {
+    const Eigen::SparseMatrix<double> S = pinned_ ? pinned(to_eigen(A)) : to_eigen(A);
     n_ = S.rows();
     bool factored = false;
     if (nearly_symmetric(A)) {
@@ -34,17 +62,26 @@ CoarseFactor::CoarseFactor(const NineBands<double>& A) {
     if (!factored)
         throw input_error("the coarsest grid's matrix (" + std::to_string(A.mx) + "x" + std::to_string(A.my) +
                           " nodes) is singular, so it has no direct solve: check the matrix (every node needs a "
-                          "nonzero diagonal and Dirichlet rows need their identity), or use "
+                          "nonzero diagonal and Dirichlet rows need their identity; a singular matrix is solved only "
+                          "as a pure Neumann problem, every edge natural and every row summing to zero), or use "
                           "SolverOptions::coarse_solver = pcg");
 }
 
 void CoarseFactor::solve(const double* b, double* x) const {
-    const Eigen::Map<const Eigen::VectorXd> rhs(b, n_);
+    const Eigen::Map<const Eigen::VectorXd> given(b, n_);
     Eigen::Map<Eigen::VectorXd> out(x, n_);
+    Eigen::VectorXd projected;
+    if (pinned_) {
+        projected = given;
+        remove_mean(projected);
+        projected[0] = 0.0;
+    }
+    const Eigen::Map<const Eigen::VectorXd> rhs(pinned_ ? projected.data() : b, n_);
     if (cholesky_)
         out = cholesky_->solve(rhs);
     else
         out = lu_->solve(rhs);
+    if (pinned_) remove_mean(out);
 }
 
 void CoarseFactor::inverse(double* rows) const {
@@ -66,6 +103,15 @@ void CoarseFactor::inverse(double* rows) const {
         throw input_error("the coarsest grid's matrix (" + std::to_string(n_) +
                           " unknowns) is singular to working precision: its inverse is not finite; use "
                           "SolverOptions::coarse_solver = pcg");
+    if (!pinned_) return;
+    // A^+ = Π S Π with S the pinned inverse less its pinned entry: (Π S Π)_ij = S_ij - r_i - c_j + m
+    // with r, c the row and column means of S and m its mean.
+    out(0, 0) = 0.0;
+    const Eigen::VectorXd r = out.rowwise().mean(), c = out.colwise().mean().transpose();
+    const double m = r.mean();
+#pragma omp parallel for schedule(static)
+    for (Eigen::Index i = 0; i < n_; ++i)
+        for (Eigen::Index j = 0; j < n_; ++j) out(i, j) += m - r[i] - c[j];
 }
 
 }  // namespace adimg

@@ -25,12 +25,13 @@ void galerkin_coarse(const NineBands<double>& fine, const std::vector<double>& s
     check_coarsening(mx, my, split_x.size(), split_y.size());
     const int mxc = mx / 2 + 1, myc = my / 2 + 1;
     if (coarse.mx != mxc || coarse.my != myc) coarse = NineBands<double>(mxc, myc);
+    coarse.natural = fine.natural;
     const std::size_t nc = coarse.rows();
 #pragma omp parallel for schedule(static)
     for (int J = 0; J < myc; ++J)
         for (int I = 0; I < mxc; ++I) {
             double row[9];
-            galerkin_row(fine.values.data(), mx, my, split_x.data(), split_y.data(), I, J, row);
+            galerkin_row(fine.values.data(), mx, my, split_x.data(), split_y.data(), fine.natural, I, J, row);
             const std::size_t P = static_cast<std::size_t>(J) * mxc + I;
             for (int k = 0; k < 9; ++k) coarse.values[k * nc + P] = row[k];
         }

@@ -9,7 +9,9 @@
 namespace adimg {
 
 /// The Galerkin product R A P of a fine matrix, with P the Q1 prolongation given by the split
-/// positions (restricted to interior nodes) and R = P^T; coarse boundary nodes are identity rows.
+/// positions (restricted to the coarse nodes that are not on a Dirichlet edge of fine.natural)
+/// and R = P^T; coarse nodes on a Dirichlet edge are identity rows. The coarse matrix keeps the
+/// fine one's natural edges.
 /// Throws input_error if the grid cannot be coarsened or the split positions do not fit it.
 NineBands<double> galerkin_coarse(const NineBands<double>& fine, const std::vector<double>& split_x,
                                   const std::vector<double>& split_y);

@@ -9,7 +9,8 @@
 namespace adimg {
 
 /// The coarse nodes that fine node i takes values from under the Q1 prolongation, with their
-/// weights; coarse boundary nodes are left out (they are Dirichlet, so P acts on interior nodes).
+/// weights; the coarse end nodes 0 and coarse_nodes - 1 take part only where their edge is
+/// natural (`low_free`, `high_free`): a Dirichlet end is no unknown, so P leaves it out.
 /// `split[I]` is the relative position of the fine node inside coarse element I.
 struct Parents {
     int count = 0;
@@ -17,10 +18,10 @@ struct Parents {
     double weight[2] = {0.0, 0.0};
 };
 
-ADIMG_HD Parents q1_parents(int i, const double* split, int coarse_nodes) {
+ADIMG_HD Parents q1_parents(int i, const double* split, int coarse_nodes, bool low_free, bool high_free) {
     Parents out;
     auto add = [&](int I, double w) {
-        if (I > 0 && I < coarse_nodes - 1 && w != 0.0) {
+        if ((I > 0 || low_free) && (I < coarse_nodes - 1 || high_free) && w != 0.0) {
             out.node[out.count] = I;
             out.weight[out.count++] = w;
         }
@@ -44,28 +45,34 @@ ADIMG_HD double q1_weight_of(const Parents& parents, int I) {
 /// Row (I, J) of R A P on the coarse grid of mxc x myc nodes: `out[k]` receives band k
 /// (SW S SE W C E NW N NE). `fine` holds the fine matrix's nine bands one after another
 /// (band k of node p at fine[k * mx * my + p]); split_x, split_y the split positions of the
-/// coarse elements. Coarse boundary rows are identity rows.
-ADIMG_HD void galerkin_row(const double* fine, int mx, int my, const double* split_x, const double* split_y, int I,
-                           int J, double out[9]) {
+/// coarse elements; `natural` the fine grid's natural edges, which the coarse grid keeps. Coarse
+/// rows on a Dirichlet edge are identity rows; those on a natural edge gather from the fine rows
+/// the grid has around them.
+ADIMG_HD void galerkin_row(const double* fine, int mx, int my, const double* split_x, const double* split_y,
+                           NaturalEdges natural, int I, int J, double out[9]) {
     const int mxc = mx / 2 + 1, myc = my / 2 + 1;
     for (int k = 0; k < 9; ++k) out[k] = 0.0;
-    if (on_boundary(I, J, mxc, myc)) {
+    if (natural.dirichlet_node(I, J, mxc, myc)) {
         out[4] = 1.0;
         return;
     }
+    auto parents_x = [&](int i) { return q1_parents(i, split_x, mxc, natural.west, natural.east); };
+    auto parents_y = [&](int j) { return q1_parents(j, split_y, myc, natural.south, natural.north); };
     const long long n = static_cast<long long>(mx) * my;
     for (int j = 2 * J - 1; j <= 2 * J + 1; ++j) {
-        const double wy = q1_weight_of(q1_parents(j, split_y, myc), J);
+        if (j < 0 || j >= my) continue;
+        const double wy = q1_weight_of(parents_y(j), J);
         if (wy == 0.0) continue;
         for (int i = 2 * I - 1; i <= 2 * I + 1; ++i) {
-            const double wx = q1_weight_of(q1_parents(i, split_x, mxc), I);
+            if (i < 0 || i >= mx) continue;
+            const double wx = q1_weight_of(parents_x(i), I);
             if (wx == 0.0) continue;
             const long long p = static_cast<long long>(j) * mx + i;
             for (int k = 0; k < 9; ++k) {
                 const double a = fine[k * n + p];
                 if (a == 0.0) continue;
                 const double wp = ADIMG_MUL_RN(ADIMG_MUL_RN(wy, wx), a);
-                const Parents qx = q1_parents(i + band_dx(k), split_x, mxc), qy = q1_parents(j + band_dy(k), split_y, myc);
+                const Parents qx = parents_x(i + band_dx(k)), qy = parents_y(j + band_dy(k));
                 for (int d = 0; d < qy.count; ++d)
                     for (int e = 0; e < qx.count; ++e) {
                         double& entry = out[band_index(qx.node[e] - I, qy.node[d] - J)];

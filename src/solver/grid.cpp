@@ -169,11 +169,12 @@ struct Describer {
     }
 };
 
-const char* const dirichlet_contract =
-    "adimg's grid transfers treat every node on the edge of the grid (i = 0, j = 0, i = mx-1, j = my-1) as a "
-    "Dirichlet node: its coarse-grid correction is zero, so its value must come from its own row alone. Write "
-    "an edge row as a_qq x_q = a_qq g_q (only the diagonal; a_qq != 1 is scaled to the identity), and eliminate "
-    "the known value from the interior equations: b_p -= a_pq g_q, then a_pq = 0";
+/// The contract on the edges, for the messages that need it.
+const char* const edge_contract =
+    "adimg takes each edge of the grid as a Dirichlet edge (every row on it holds only its diagonal, a_qq x_q = "
+    "a_qq g_q, and no row couples into it: eliminate g_q from the other equations, b_p -= a_pq g_q, or leave the "
+    "coupling and adimg eliminates it) or as a natural edge (Neumann or Robin: its rows are equations like the "
+    "interior ones, symmetric)";
 
 /// A sum of doubles with Neumaier's compensation: accurate to about 2 eps times the sum of the
 /// magnitudes, however many terms.
@@ -189,23 +190,29 @@ struct CompensatedSum {
 
 // Cheap necessary conditions for a positive definite matrix, each a certificate when it fails
 // (docs/design.md §2 asks for a symmetric positive definite matrix; an indefinite or singular one
-// would end in a diverging or stagnating solve with advice about smoothing). The interior block
-// must be positive definite by itself, since no interior row couples into an edge node:
-// - every 2 x 2 principal submatrix of two coupled interior rows p, q is positive definite:
+// would end in a diverging or stagnating solve with advice about smoothing). The unknowns (the
+// nodes off the Dirichlet edges: the interior and the natural edges) must form a positive definite
+// block by themselves, since no row couples into a Dirichlet node:
+// - every 2 x 2 principal submatrix of two coupled unknowns p, q is positive definite:
 //   |a_pq| < sqrt(a_pp a_qq);
-// - v^T A v > 0 for the four sign patterns v = 1, (-1)^i, (-1)^j, (-1)^(i+j) on the interior
-//   nodes (0 on the edge): v^T A v < 0 beyond rounding is a certificate of an indefinite matrix,
-//   and v = 1 with v^T A v = 0 to rounding is the constant null vector of a singular (pure
-//   Neumann) matrix. The products a_pq v_p v_q are exact, and the compensated sum is accurate to
+// - v^T A v > 0 for the four sign patterns v = 1, (-1)^i, (-1)^j, (-1)^(i+j) on the unknowns
+//   (0 on the Dirichlet edges): v^T A v < 0 beyond rounding is a certificate of an indefinite
+//   matrix, and v = 1 with v^T A v = 0 to rounding is the constant null vector of a singular
+//   matrix, which is accepted as a pure Neumann problem where every edge is natural (the return
+//   value says so). The products a_pq v_p v_q are exact, and the compensated sum is accurate to
 //   about 2 eps of the sum of |a_pq|, so the tolerances below are well above rounding.
-void check_positive_definite(const NineBands<double>& A) {
+bool check_positive_definite(const NineBands<double>& A) {
     const int mx = A.mx, my = A.my;
     const Describer d{mx, my};
     const double eps = std::numeric_limits<double>::epsilon();
     const char* const contract =
         "adimg's multigrid needs a symmetric positive definite matrix (a stiffness matrix with Dirichlet "
-        "nodes); check the signs of the entries, a shift (A - s M with s > 0 is indefinite) and that every "
-        "interior equation keeps its coupling to the eliminated Dirichlet values";
+        "nodes, or with natural edges plus a Robin or mass term), or a pure Neumann matrix whose only null "
+        "vector is the constant; check the signs of the entries, a shift (A - s M with s > 0 is indefinite) "
+        "and that every interior equation keeps its coupling to the eliminated Dirichlet values";
+    // The unknowns: i in i0..i1, j in j0..j1.
+    const int i0 = A.natural.west ? 0 : 1, i1 = A.natural.east ? mx - 1 : mx - 2;
+    const int j0 = A.natural.south ? 0 : 1, j1 = A.natural.north ? my - 1 : my - 2;
     // One pass over the interior rows, in one contiguous range of rows per thread: each thread
     // counts its minors (the first is the first of the lowest range that has one) and sums each
     // band's interior couplings for the sign patterns below (v_p v_q depends only on the band:
@@ -221,12 +228,12 @@ void check_positive_definite(const NineBands<double>& A) {
     {
         Part& part = parts[static_cast<std::size_t>(omp_get_thread_num())];
 #pragma omp for schedule(static)
-        for (int j = 1; j < my - 1; ++j)
-            for (int i = 1; i < mx - 1; ++i) {
+        for (int j = j0; j <= j1; ++j)
+            for (int i = i0; i <= i1; ++i) {
                 const std::size_t p = static_cast<std::size_t>(j) * mx + i;
                 for (int k = 0; k < 9; ++k) {
                     const int qi = i + band_dx(k), qj = j + band_dy(k);
-                    if (qi < 1 || qi > mx - 2 || qj < 1 || qj > my - 2) continue;
+                    if (qi < i0 || qi > i1 || qj < j0 || qj > j1) continue;
                     part.band_sums[k].add(A(k, p));
                     part.magnitude.add(std::abs(A(k, p)));
                     const std::size_t q = static_cast<std::size_t>(qj) * mx + qi;
@@ -269,6 +276,7 @@ void check_positive_definite(const NineBands<double>& A) {
                                 {"v = (-1)^j", false, true},
                                 {"v = (-1)^(i+j)", true, true}};
     const double scale = magnitude.value();
+    bool singular = false;
     for (const Pattern& pattern : patterns) {
         CompensatedSum form;
         for (int k = 0; k < 9; ++k) {
@@ -279,16 +287,79 @@ void check_positive_definite(const NineBands<double>& A) {
         std::ostringstream relative;
         relative.precision(3);
         relative << value / scale;
+        const std::string nodes = A.natural.any() ? "the unknowns" : "the interior nodes";
         if (value < -16.0 * eps * scale)
-            throw input_error("matrix: indefinite: for the sign pattern " + std::string(pattern.name) +
-                              " on the interior nodes (0 on the edge), v^T A v = " + format(value) + " < 0 (" +
-                              relative.str() + " of the sum of |a_pq|), which a positive definite matrix does not allow. " +
-                              contract);
-        if (!pattern.flip_x && !pattern.flip_y && std::abs(value) <= 16.0 * eps * scale)
-            throw input_error("matrix: singular: the constant vector on the interior nodes is a null vector (every "
-                              "interior row sums to zero to rounding: v^T A v = " + format(value) + " against a sum of "
-                              "|a_pq| of " + format(scale) + "), as in a pure Neumann problem. " + contract);
+            throw input_error("matrix: indefinite: for the sign pattern " + std::string(pattern.name) + " on " + nodes +
+                              (A.natural.any() ? " (0 on the Dirichlet edges)" : " (0 on the edge)") + ", v^T A v = " + format(value) + " < 0 (" + relative.str() +
+                              " of the sum of |a_pq|), which a positive definite matrix does not allow. " + contract);
+        if (!pattern.flip_x && !pattern.flip_y && std::abs(value) <= 16.0 * eps * scale) {
+            if (A.natural.all()) {
+                singular = true;
+                continue;
+            }
+            throw input_error("matrix: singular: the constant vector on " + nodes + " is a null vector (every "
+                              "row there sums to zero to rounding: v^T A v = " + format(value) + " against a sum of "
+                              "|a_pq| of " + format(scale) + "), as in a pure Neumann problem, which adimg accepts only "
+                              "with every edge natural (no Dirichlet edge). " + contract);
+        }
     }
+    return singular;
+}
+
+/// True if row p holds nothing but its diagonal (a Dirichlet row).
+bool diagonal_only(const NineBands<double>& A, std::size_t p) {
+    for (int k = 0; k < 9; ++k)
+        if (k != C && A(k, p) != 0.0) return false;
+    return true;
+}
+
+/// Which edges are natural: those with a row that holds more than its diagonal. (After the
+/// elimination of row-only Dirichlet couplings, no row couples into a row that holds only its
+/// diagonal, so an edge of such rows is a Dirichlet edge.)
+NaturalEdges find_natural_edges(const NineBands<double>& A) {
+    const int mx = A.mx, my = A.my;
+    auto coupled = [&](int i, int j) { return !diagonal_only(A, static_cast<std::size_t>(j) * mx + i); };
+    NaturalEdges out;
+    for (int j = 0; j < my; ++j) {
+        out.west = out.west || coupled(0, j);
+        out.east = out.east || coupled(mx - 1, j);
+    }
+    for (int i = 0; i < mx; ++i) {
+        out.south = out.south || coupled(i, 0);
+        out.north = out.north || coupled(i, my - 1);
+    }
+    return out;
+}
+
+/// Removes every coupling into a row that holds only its diagonal (a Dirichlet row whose column
+/// the caller left in the matrix, as scikit-fem's row-only enforcement does) and returns them in
+/// increasing row order, for the lift of b at each solve.
+std::vector<EliminatedCoupling> eliminate_row_only_dirichlet(NineBands<double>& A) {
+    const int mx = A.mx, my = A.my;
+    const std::size_t n = A.rows();
+    std::vector<unsigned char> dirichlet(n);
+#pragma omp parallel for schedule(static)
+    for (std::ptrdiff_t p = 0; p < static_cast<std::ptrdiff_t>(n); ++p)
+        dirichlet[static_cast<std::size_t>(p)] = diagonal_only(A, static_cast<std::size_t>(p));
+    std::vector<std::vector<EliminatedCoupling>> found(static_cast<std::size_t>(omp_get_max_threads()));
+#pragma omp parallel
+    {
+        const std::size_t t = static_cast<std::size_t>(omp_get_thread_num()), count = omp_get_num_threads();
+        for (std::size_t p = n * t / count; p < n * (t + 1) / count; ++p) {
+            const int i = static_cast<int>(p % mx), j = static_cast<int>(p / mx);
+            for (int k = 0; k < 9; ++k) {
+                const int qi = i + band_dx(k), qj = j + band_dy(k);
+                if (k == C || qi < 0 || qi >= mx || qj < 0 || qj >= my || A(k, p) == 0.0) continue;
+                const std::size_t q = static_cast<std::size_t>(qj) * mx + qi;
+                if (!dirichlet[q]) continue;
+                found[t].push_back({p, q, A(k, p), A(C, q)});
+                A(k, p) = 0.0;
+            }
+        }
+    }
+    std::vector<EliminatedCoupling> all;
+    for (const auto& part : found) all.insert(all.end(), part.begin(), part.end());
+    return all;
 }
 
 }  // namespace
@@ -365,13 +436,8 @@ void GridMatrix::check_and_scale(const MatrixChecks& checks) {
     auto not_finite = [&](std::size_t p, int, int, int k) { return !std::isfinite(A(k, p)); };
     auto off_grid = [&](std::size_t p, int i, int j, int k) { return !on_grid(i, j, k) && A(k, p) != 0.0; };
     auto not_positive = [&](std::size_t p, int, int, int k) { return k == C && !(A(C, p) > 0.0); };
-    auto edge_coupling = [&](std::size_t p, int i, int j, int k) { return k != C && is_edge(i, j) && A(k, p) != 0.0; };
-    auto into_edge = [&](std::size_t p, int i, int j, int k) {
-        return k != C && !is_edge(i, j) && on_grid(i, j, k) && is_edge(i + band_dx(k), j + band_dy(k)) &&
-               A(k, p) != 0.0;
-    };
-    // Symmetry: a_pq against a_qp = band 8 - k of row q, each pair once (k > C).
-    auto asymmetric = [&](std::size_t p, int i, int j, int k) {
+    // a_pq against a_qp = band 8 - k of row q, each pair once (k > C).
+    auto differs = [&](std::size_t p, int i, int j, int k) {
         if (k <= C || !on_grid(i, j, k)) return false;
         const std::size_t q = neighbour(p, k);
         const double apq = A(k, p), aqp = A(8 - k, q);
@@ -379,11 +445,17 @@ void GridMatrix::check_and_scale(const MatrixChecks& checks) {
         return diff > tol * std::max(std::abs(apq), std::abs(aqp)) &&
                diff > noise * std::sqrt(A(C, p)) * std::sqrt(A(C, q));
     };
+    // A pair where one of the two rows holds only its diagonal is a Dirichlet row whose column was
+    // left in the matrix (row-only enforcement): eliminated below. Any other difference breaks
+    // symmetry.
+    auto one_sided = [&](std::size_t p, int k) { return diagonal_only(A, p) || diagonal_only(A, neighbour(p, k)); };
+    auto row_only = [&](std::size_t p, int i, int j, int k) { return differs(p, i, j, k) && one_sided(p, k); };
+    auto asymmetric = [&](std::size_t p, int i, int j, int k) { return differs(p, i, j, k) && !one_sided(p, k); };
     // All checks in one pass over the rows, one contiguous range of rows per thread: a check's
     // first offending row is the first of the lowest range that has one, so each message names the
     // same row as a serial scan, and counts them all. (Six serial passes took 1.7-3.4 s for a
     // 4097 x 4097 matrix on the 2-core machine.)
-    constexpr std::size_t check_count = 6;
+    constexpr std::size_t check_count = 5;
     auto scan_all = [&](auto&&... bad) {
         std::vector<std::array<First, check_count>> found(static_cast<std::size_t>(omp_get_max_threads()));
 #pragma omp parallel
@@ -418,8 +490,7 @@ void GridMatrix::check_and_scale(const MatrixChecks& checks) {
             }
         return all;
     };
-    const std::array<First, check_count> found =
-        scan_all(not_finite, off_grid, not_positive, edge_coupling, into_edge, asymmetric);
+    const std::array<First, check_count> found = scan_all(not_finite, off_grid, not_positive, asymmetric, row_only);
 
     if (const First f = found[0]; f.rows)
         throw input_error("matrix: " + d.row(f.p) + ", band " + band_names[f.k] + ": the entry is " +
@@ -441,17 +512,7 @@ void GridMatrix::check_and_scale(const MatrixChecks& checks) {
                           "matrix)" +
                           d.more(f.rows));
 
-    if (const First f = found[3]; f.rows)
-        throw input_error("matrix: " + d.row(f.p) + " is on the edge of the grid but has the off-diagonal entry " +
-                          format(A(f.k, f.p)) + " (" + d.entry(f.p, f.k) + "). " + dirichlet_contract + d.more(f.rows));
-
-    if (const First f = found[4]; f.rows)
-        throw input_error(
-            "matrix: " + d.row(f.p) + " couples into the edge node " +
-            d.node(static_cast<long long>(neighbour(f.p, f.k) % mx), static_cast<long long>(neighbour(f.p, f.k) / mx)) +
-            " with " + format(A(f.k, f.p)) + " (" + d.entry(f.p, f.k) + "). " + dirichlet_contract + d.more(f.rows));
-
-    if (const First f = found[5]; f.rows) {
+    if (const First f = found[3]; f.rows) {
         const std::size_t q = neighbour(f.p, f.k);
         const double apq = A(f.k, f.p), aqp = A(8 - f.k, q);
         std::ostringstream rel;
@@ -462,38 +523,64 @@ void GridMatrix::check_and_scale(const MatrixChecks& checks) {
                           " in the transposed position (band " + band_names[8 - f.k] + "); the relative difference " +
                           rel.str() +
                           " (MatrixChecks::symmetry_tolerance). adimg's multigrid needs a symmetric positive definite "
-                          "matrix" +
-                          d.more(f.rows));
+                          "matrix; only a coupling into a row that holds nothing but its diagonal (a Dirichlet row "
+                          "enforced on the row alone) may be one-sided. " +
+                          edge_contract + d.more(f.rows));
     }
 
-    check_positive_definite(A);
+    // Row-only Dirichlet rows: their columns are eliminated here and b is lifted at each solve.
+    if (found[4].rows) rhs_.eliminated = eliminate_row_only_dirichlet(bands_);
+    bands_.natural = find_natural_edges(A);
+    rhs_.constant_null_space = check_positive_definite(A);
 
-    // Edge rows a x_p = a g_p become identity rows; solve() scales b with them.
+    // Dirichlet rows on the edge, a x_p = a g_p, become identity rows; solve() scales b with them.
     for (int j = 0; j < my; ++j)
         for (int i = 0; i < mx; ++i) {
             const std::size_t p = static_cast<std::size_t>(j) * mx + i;
-            if (is_edge(i, j) && bands_(C, p) != 1.0) {
-                scaled_rows_.emplace_back(p, bands_(C, p));
+            if (is_edge(i, j) && bands_(C, p) != 1.0 && diagonal_only(A, p)) {
+                rhs_.scaled_rows.emplace_back(p, bands_(C, p));
                 bands_(C, p) = 1.0;
             }
         }
 }
 
-namespace {
+bool RightHandSideMap::changes_b() const { return !scaled_rows.empty() || !eliminated.empty() || constant_null_space; }
 
-/// b_p /= a_p for the edge rows scaled to the identity (GridMatrix::scaled_rows()), in place.
-void divide_scaled_rows(const std::vector<std::pair<std::size_t, double>>& scaled_rows, double* b) {
+double RightHandSideMap::apply(double* b, std::size_t n) const {
+    // The lift first, from the values as given: g_q = b_q / a_qq; then the scaled rows.
+    for (const EliminatedCoupling& e : eliminated) b[e.row] -= e.value * (b[e.column] / e.diagonal);
     for (const auto& [p, a] : scaled_rows) b[p] /= a;
+    if (!constant_null_space || n == 0) return 0.0;
+    CompensatedSum sum, magnitude, squares;
+    for (std::size_t p = 0; p < n; ++p) {
+        sum.add(b[p]);
+        magnitude.add(std::abs(b[p]));
+        squares.add(b[p] * b[p]);
+    }
+    const double mean = sum.value() / static_cast<double>(n);
+#pragma omp parallel for schedule(static) if (n >= 16384)
+    for (std::ptrdiff_t p = 0; p < static_cast<std::ptrdiff_t>(n); ++p) b[p] -= mean;
+    // The component along the unit null vector 1 / sqrt(n), relative to ||b||; zero where the sum
+    // is at the rounding level of its terms.
+    if (std::abs(sum.value()) <= 64.0 * std::numeric_limits<double>::epsilon() * magnitude.value()) return 0.0;
+    return std::abs(sum.value()) / std::sqrt(static_cast<double>(n) * squares.value());
 }
 
-}  // namespace
+void remove_mean(double* x, std::size_t n) {
+    if (n == 0) return;
+    CompensatedSum sum;
+    for (std::size_t p = 0; p < n; ++p) sum.add(x[p]);
+    const double mean = sum.value() / static_cast<double>(n);
+#pragma omp parallel for schedule(static) if (n >= 16384)
+    for (std::ptrdiff_t p = 0; p < static_cast<std::ptrdiff_t>(n); ++p) x[p] -= mean;
+}
 
 std::vector<double> GridMatrix::solver_rhs(const std::vector<double>& b) const {
     if (b.size() != grid_.nodes())
         throw input_error("right-hand side: " + std::to_string(b.size()) + " entries, but the matrix has " +
                           std::to_string(grid_.nodes()) + " rows");
     std::vector<double> out = b;
-    divide_scaled_rows(scaled_rows_, out.data());
+    rhs_.apply(out.data(), out.size());
     return out;
 }
 
@@ -507,7 +594,8 @@ std::vector<double> GridMatrix::multiply(const std::vector<double>& x) const {
 #pragma omp parallel for schedule(static)
     for (int j = 0; j < my; ++j)
         for (int i = 0; i < mx; ++i) y[static_cast<std::size_t>(j) * mx + i] = row_product<double>(A, x.data(), i, j);
-    for (const auto& [p, a] : scaled_rows_) y[p] *= a;
+    for (const auto& [p, a] : rhs_.scaled_rows) y[p] *= a;
+    for (const EliminatedCoupling& e : rhs_.eliminated) y[e.row] += e.value * x[e.column];
     return y;
 }
 

@@ -11,10 +11,19 @@
 #include "coarse_solve.hpp"
 
 #include <algorithm>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 namespace adimg {
+
+/// Whether a backend's transfers take a level's natural edges (Backend::natural_edges, the CPU
+/// and CUDA backends). A backend without them (the distributed one) sees only all-Dirichlet
+/// levels and is called without the edges.
+template <class Backend, class = void>
+struct TakesNaturalEdges : std::false_type {};
+template <class Backend>
+struct TakesNaturalEdges<Backend, std::void_t<decltype(Backend::natural_edges)>> : std::bool_constant<Backend::natural_edges> {};
 
 /// What a level's matrix is made from: the host bands of a Hierarchy, or the mesh of a
 /// MeshHierarchy, which the backend assembles.
@@ -130,8 +139,7 @@ private:
         coarse_.solve(coarsest.A, coarsest.b, coarsest.x, top != 0);
         for (std::size_t l = 1; l <= top; ++l) {
             Level& level = levels_[l];
-            const Level& coarse = levels_[l - 1];
-            be_.prolong_add(coarse.x, coarse.split_x, coarse.split_y, level.x, level.mx, level.my);
+            prolong_add(levels_[l - 1], level);
             smooth(level, options_.post_smooth, Phase::post);
         }
     }
@@ -141,7 +149,7 @@ private:
         for (std::size_t l = finest; l > 0; --l) {
             const Level& level = levels_[l];
             Level& coarse = levels_[l - 1];
-            be_.restrict_to(level.b, level.mx, level.my, coarse.split_x, coarse.split_y, coarse.b);
+            restrict_to(level, coarse);
         }
         Level& coarsest = levels_.front();
         coarse_.solve(coarsest.A, coarsest.b, coarsest.x, true);
@@ -149,7 +157,7 @@ private:
             Level& level = levels_[l];
             const Level& coarse = levels_[l - 1];
             be_.fill(level.x, T(0));
-            be_.prolong_add(coarse.x, coarse.split_x, coarse.split_y, level.x, level.mx, level.my);
+            prolong_add(coarse, level);
             v_cycle(l);
         }
     }
@@ -160,6 +168,21 @@ private:
         Vector split_x, split_y;
         Vector x, b, d, work;
     };
+
+    /// fine.x += P coarse.x, and coarse.b = R fine.b (full multigrid), with the natural edges of
+    /// the fine level's matrix where the backend takes them (the coarse level has the same).
+    void prolong_add(const Level& coarse, Level& fine) {
+        if constexpr (TakesNaturalEdges<Backend>::value)
+            be_.prolong_add(coarse.x, coarse.split_x, coarse.split_y, fine.x, fine.mx, fine.my, fine.A.natural);
+        else
+            be_.prolong_add(coarse.x, coarse.split_x, coarse.split_y, fine.x, fine.mx, fine.my);
+    }
+    void restrict_to(const Level& fine, Level& coarse) {
+        if constexpr (TakesNaturalEdges<Backend>::value)
+            be_.restrict_to(fine.b, fine.mx, fine.my, coarse.split_x, coarse.split_y, coarse.b, fine.A.natural);
+        else
+            be_.restrict_to(fine.b, fine.mx, fine.my, coarse.split_x, coarse.split_y, coarse.b);
+    }
 
     Vector upload(const std::vector<double>& host) {
         Vector v = be_.template make_vector<T>(host.size());

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <future>
 #include <mutex>
 #include <stdexcept>
@@ -108,7 +109,7 @@ void Solver::setup(const GridMatrix& A) {
     const auto backend_start = std::chrono::steady_clock::now();
     engine_->setup(source);
     backend_setup_seconds_ = seconds_since(backend_start);
-    scaled_rows_ = A.scaled_rows();
+    rhs_map_ = A.rhs_map();
     case_.reset();
     rows_ = A.bands().rows();
     ++setups_;
@@ -140,7 +141,7 @@ void Solver::setup_levels(const Levels& levels) {
     const auto start = std::chrono::steady_clock::now();
     engine_->setup(levels);
     backend_setup_seconds_ = seconds_since(start);
-    scaled_rows_.clear();
+    rhs_map_ = {};
     case_.reset();
     const auto& finest = levels.finest();
     rows_ = static_cast<std::size_t>(grid_of(finest).first) * grid_of(finest).second;
@@ -167,7 +168,9 @@ SolveReport Solver::solve(const std::vector<double>& b, std::vector<double>& x, 
         return x.data();
     };
     const double* rhs = solver_rhs(b.data());
-    return timed([&] { return engine_->solve(rhs, zero_guess ? nullptr : x.data(), destination, on_step); });
+    SolveReport report = timed([&] { return engine_->solve(rhs, zero_guess ? nullptr : x.data(), destination, on_step); });
+    to_zero_mean(x.data(), report);
+    return report;
 }
 
 SolveReport Solver::solve(const Eigen::VectorXd& b, Eigen::VectorXd& x, const StepCallback& on_step) {
@@ -191,7 +194,10 @@ SolveReport Solver::solve_locked(const double* b, double* x, InitialGuess guess,
     if (!b || !x) throw input_error("solve: b and x must point to the matrix's " + std::to_string(rows_) + " rows");
     const double* rhs = solver_rhs(b);
     const SolutionDestination destination{{}, [x] { return x; }};
-    return timed([&] { return engine_->solve(rhs, guess == InitialGuess::given ? x : nullptr, destination, on_step); });
+    SolveReport report =
+        timed([&] { return engine_->solve(rhs, guess == InitialGuess::given ? x : nullptr, destination, on_step); });
+    to_zero_mean(x, report);
+    return report;
 }
 
 CaseSolveReport Solver::solve_case(std::vector<double>* x, const StepCallback& on_step) {
@@ -212,8 +218,10 @@ void Solver::precondition(const double* r, double* z) {
     const GuardLock lock(guard_.get(), "precondition");
     check_setup("precondition");
     if (!r || !z) throw input_error("precondition: r and z must point to the matrix's " + std::to_string(rows_) + " rows");
-    // Rows that GridMatrix scaled to the identity: M approximates the inverse of the system as given.
+    // b's map (rows scaled to the identity, lifted couplings, the null space removed): M
+    // approximates the inverse (pure Neumann: the pseudo-inverse) of the system as given.
     engine_->precondition(solver_rhs(r), z);
+    if (rhs_map_.constant_null_space) remove_mean(z, rows_);
 }
 
 void Solver::precondition(const Eigen::VectorXd& r, Eigen::VectorXd& z) {
@@ -226,7 +234,8 @@ void Solver::precondition(const Eigen::VectorXd& r, Eigen::VectorXd& z) {
 }
 
 const double* Solver::solver_rhs(const double* b) {
-    if (scaled_rows_.empty()) return b;
+    null_component_ = 0.0;
+    if (!rhs_map_.changes_b()) return b;
     double* scaled = nullptr;
     if (backend_ == BackendKind::cuda) {
         scaled_b_pinned_.assign(b, b + rows_);
@@ -235,8 +244,21 @@ const double* Solver::solver_rhs(const double* b) {
         scaled_b_.assign(b, b + rows_);
         scaled = scaled_b_.data();
     }
-    for (const auto& [p, a] : scaled_rows_) scaled[p] /= a;
+    null_component_ = rhs_map_.apply(scaled, rows_);
     return scaled;
+}
+
+void Solver::to_zero_mean(double* x, SolveReport& report) const {
+    if (!rhs_map_.constant_null_space) return;
+    remove_mean(x, rows_);
+    if (null_component_ == 0.0) return;
+    char size[32];
+    std::snprintf(size, sizeof size, "%.3g", null_component_);
+    const std::string note = std::string("note: the matrix is pure Neumann (constant null space) and b had a component "
+                                         "along the constant of ") + size +
+                             " of ||b||, more than rounding; it was removed, so x solves the compatible system "
+                             "(sum of b zero) and has zero mean";
+    report.message = report.message.empty() ? note : report.message + "; " + note;
 }
 
 void Solver::check_setup(const char* call) const {

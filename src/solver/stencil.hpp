@@ -2,7 +2,8 @@
 /// \file
 /// The point-wise formulas of the solver, shared by the CPU and CUDA backends: the nine-band row
 /// product, the off-line part used by the ADI line sweeps, the Jacobi update and the Q1
-/// prolongation and restriction weights. Each is written once, here.
+/// prolongation and restriction weights, and which nodes the transfers reach at natural and
+/// Dirichlet edges. Each is written once, here.
 
 #include "../common/host_device.hpp"
 #include "bands_view.hpp"
@@ -119,31 +120,49 @@ ADIMG_HD T prolong_value(const T* coarse, int mxc, const T* tx, const T* ty, int
     return (T(1) - ty[J]) * row0 + ty[J] * row1;
 }
 
+/// The nodes i0..i1 (inclusive) of fine row j that receive the prolongated correction: every
+/// node but those on a Dirichlet edge (NaturalEdges, nine_bands.hpp), whose correction stays
+/// zero. Row j receives nothing if i0 > i1.
+ADIMG_HD void prolonged_range(int j, int mx, int my, NaturalEdges natural, int& i0, int& i1) {
+    const bool dirichlet_row = (j == 0 && !natural.south) || (j == my - 1 && !natural.north);
+    i0 = natural.west ? 0 : 1;
+    i1 = dirichlet_row ? -1 : (natural.east ? mx - 1 : mx - 2);
+}
+
 /// The restriction (transpose of the prolongation) of fine values to coarse node (I, J):
 /// sum over fine nodes 2I-1..2I+1 x 2J-1..2J+1 of the prolongation weights they received from
-/// (I, J). Coarse boundary nodes get 0: they are Dirichlet rows, and the correction must keep
-/// the fine boundary at zero.
+/// (I, J). Coarse nodes on a Dirichlet edge get 0: the correction must keep the fine Dirichlet
+/// nodes at zero. A coarse node on a natural edge gathers what the grid has of its fine
+/// neighbours (the weights of those outside are absent).
 /// `fine(i, j)` gives the fine value at node (i, j), wherever it is kept (a grid in memory, or
-/// a tile of just-computed defects in shared memory, as the fused kernel keeps them).
+/// a tile of just-computed defects in shared memory, as the fused kernel keeps them); it is
+/// called only for nodes on the grid.
 template <class T, class Fine>
-ADIMG_HD T restrict_from(Fine&& fine, int mxc, int myc, const T* tx, const T* ty, int I, int J) {
-    if (I == 0 || J == 0 || I == mxc - 1 || J == myc - 1) return T(0);
-    const T wx[3] = {tx[I - 1], T(1), T(1) - tx[I]};
-    const T wy[3] = {ty[J - 1], T(1), T(1) - ty[J]};
+ADIMG_HD T restrict_from(Fine&& fine, int mxc, int myc, const T* tx, const T* ty, int I, int J,
+                         NaturalEdges natural = {}) {
+    if (natural.dirichlet_node(I, J, mxc, myc)) return T(0);
+    const bool inner = I > 0 && J > 0 && I < mxc - 1 && J < myc - 1;
+    auto at = [&](int i, int j) {
+        return inner || (i >= 0 && j >= 0 && i <= 2 * (mxc - 1) && j <= 2 * (myc - 1)) ? T(fine(i, j)) : T(0);
+    };
+    const T wx[3] = {I > 0 ? tx[I - 1] : T(0), T(1), I < mxc - 1 ? T(1) - tx[I] : T(0)};
+    const T wy[3] = {J > 0 ? ty[J - 1] : T(0), T(1), J < myc - 1 ? T(1) - ty[J] : T(0)};
     T sum = 0;
     for (int b = 0; b < 3; ++b) {
         const int j = 2 * J - 1 + b, i = 2 * I - 1;
-        sum += wy[b] * (wx[0] * fine(i, j) + wx[1] * fine(i + 1, j) + wx[2] * fine(i + 2, j));
+        sum += wy[b] * (wx[0] * at(i, j) + wx[1] * at(i + 1, j) + wx[2] * at(i + 2, j));
     }
     return sum;
 }
 template <class T>
-ADIMG_HD T restrict_value(const T* fine, int mxf, int myf, const T* tx, const T* ty, int I, int J) {
+ADIMG_HD T restrict_value(const T* fine, int mxf, int myf, const T* tx, const T* ty, int I, int J,
+                          NaturalEdges natural = {}) {
     auto at = [&](int i, int j) { return fine[static_cast<std::size_t>(j) * mxf + i]; };
-    return restrict_from<T>(at, mxf / 2 + 1, myf / 2 + 1, tx, ty, I, J);
+    return restrict_from<T>(at, mxf / 2 + 1, myf / 2 + 1, tx, ty, I, J, natural);
 }
 
-/// True for nodes on the edge of the grid (the Dirichlet rows of the built-in problems).
+/// True for nodes on the edge of the grid (the Dirichlet rows of the built-in problems; a user's
+/// matrix may have natural edges, NaturalEdges::dirichlet_node).
 ADIMG_HD bool on_boundary(int i, int j, int mx, int my) { return i == 0 || j == 0 || i == mx - 1 || j == my - 1; }
 
 }  // namespace adimg

@@ -37,16 +37,17 @@ __global__ void assemble_load(const double* __restrict__ hx, const double* __res
     b[static_cast<std::size_t>(j) * mx + i] = T(q1_load(hx, hy, dx, dy, mx, my, i, j, f));
 }
 
-/// coarse = R fine P, one coarse row per thread (galerkin_row.hpp), stored in precision T.
+/// coarse = R fine P, one coarse row per thread (galerkin_row.hpp), stored in precision T; P
+/// with the fine grid's natural edges.
 template <class T>
 __global__ void galerkin_coarse(const double* __restrict__ fine, int mx, int my, const double* __restrict__ split_x,
-                                const double* __restrict__ split_y, T* __restrict__ coarse) {
+                                const double* __restrict__ split_y, NaturalEdges natural, T* __restrict__ coarse) {
     follow_previous_kernel();
     const int mxc = mx / 2 + 1, myc = my / 2 + 1;
     const int I = blockIdx.x * tile_x + threadIdx.x, J = blockIdx.y * tile_y + threadIdx.y;
     if (I >= mxc || J >= myc) return;
     double row[9];
-    galerkin_row(fine, mx, my, split_x, split_y, I, J, row);
+    galerkin_row(fine, mx, my, split_x, split_y, natural, I, J, row);
     const std::size_t nc = static_cast<std::size_t>(mxc) * myc, P = static_cast<std::size_t>(J) * mxc + I;
     for (int k = 0; k < 9; ++k) coarse[k * nc + P] = T(row[k]);
 }

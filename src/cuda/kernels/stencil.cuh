@@ -159,23 +159,25 @@ __global__ void gauss_seidel_colour(BandsView<T> A, const T* __restrict__ b, T* 
 
 template <class T>
 __global__ void restrict_to(const T* __restrict__ fine, int mx_fine, int my_fine, const T* __restrict__ split_x,
-                            const T* __restrict__ split_y, T* __restrict__ coarse) {
+                            const T* __restrict__ split_y, NaturalEdges natural, T* __restrict__ coarse) {
     follow_previous_kernel();
     const int mxc = mx_fine / 2 + 1, myc = my_fine / 2 + 1;
     const int I = blockIdx.x * tile_x + threadIdx.x, J = blockIdx.y * tile_y + threadIdx.y;
     if (I >= mxc || J >= myc) return;
-    coarse[static_cast<std::size_t>(J) * mxc + I] = restrict_value(fine, mx_fine, my_fine, split_x, split_y, I, J);
+    coarse[static_cast<std::size_t>(J) * mxc + I] = restrict_value(fine, mx_fine, my_fine, split_x, split_y, I, J, natural);
 }
 
 /// The defect b - A x restricted to the coarse grid in one pass (restrict_defect): a block of
 /// tile_x x tile_y coarse nodes first computes the fine defects it needs, a (2 tile_x + 1) x
 /// (2 tile_y + 1) patch, into shared memory, then restricts them. The fine defect is never
 /// written to memory nor read back; the patch edges are computed by both neighbouring blocks
-/// (65 x 17 defects for 64 x 16 fine nodes: 8% more defect work than the grid holds).
+/// (65 x 17 defects for 64 x 16 fine nodes: 8% more defect work than the grid holds). Coarse
+/// nodes on the natural edges of A gather as restrict_from() says.
 constexpr int patch_x = 2 * tile_x + 1, patch_y = 2 * tile_y + 1;
 template <class T>
 __global__ void restrict_defect(BandsView<T> A, const T* __restrict__ b, const T* __restrict__ x,
-                                const T* __restrict__ split_x, const T* __restrict__ split_y, T* __restrict__ coarse) {
+                                const T* __restrict__ split_x, const T* __restrict__ split_y, NaturalEdges natural,
+                                T* __restrict__ coarse) {
     follow_previous_kernel();
     __shared__ T patch[patch_y][patch_x];
     const int I0 = blockIdx.x * tile_x, J0 = blockIdx.y * tile_y;
@@ -183,7 +185,7 @@ __global__ void restrict_defect(BandsView<T> A, const T* __restrict__ b, const T
     const int thread = threadIdx.y * tile_x + threadIdx.x;
     for (int k = thread; k < patch_x * patch_y; k += tile_x * tile_y) {
         const int i = i0 + k % patch_x, j = j0 + k / patch_x;
-        T d = T(0);  // outside the grid: read only for coarse boundary nodes, which ignore it
+        T d = T(0);  // outside the grid: never read (restrict_from skips it)
         if (i >= 0 && j >= 0 && i < A.mx && j < A.my)
             d = b[static_cast<std::size_t>(j) * A.mx + i] - row_product<T>(A, x, i, j);
         patch[k / patch_x][k % patch_x] = d;
@@ -193,15 +195,19 @@ __global__ void restrict_defect(BandsView<T> A, const T* __restrict__ b, const T
     const int I = I0 + threadIdx.x, J = J0 + threadIdx.y;
     if (I >= mxc || J >= myc) return;
     auto fine = [&](int i, int j) { return patch[j - j0][i - i0]; };
-    coarse[static_cast<std::size_t>(J) * mxc + I] = restrict_from<T>(fine, mxc, myc, split_x, split_y, I, J);
+    coarse[static_cast<std::size_t>(J) * mxc + I] = restrict_from<T>(fine, mxc, myc, split_x, split_y, I, J, natural);
 }
 
+/// fine += P coarse on every fine node that is not on a Dirichlet edge (prolonged_range()).
 template <class T>
 __global__ void prolong_add(const T* __restrict__ coarse, const T* __restrict__ split_x, const T* __restrict__ split_y,
-                            T* __restrict__ fine, int mx_fine, int my_fine) {
+                            T* __restrict__ fine, int mx_fine, int my_fine, NaturalEdges natural) {
     follow_previous_kernel();
     const int i = blockIdx.x * tile_x + threadIdx.x, j = blockIdx.y * tile_y + threadIdx.y;
-    if (i < 1 || j < 1 || i >= mx_fine - 1 || j >= my_fine - 1) return;
+    if (j >= my_fine) return;
+    int i0, i1;
+    prolonged_range(j, mx_fine, my_fine, natural, i0, i1);
+    if (i < i0 || i > i1) return;
     fine[static_cast<std::size_t>(j) * mx_fine + i] += prolong_value(coarse, mx_fine / 2 + 1, split_x, split_y, i, j);
 }
 
