@@ -167,6 +167,21 @@ TEST_CASE("Fast direct on the GPU: setup assembles nothing; matrix() is the asse
     CHECK(solver.matrix().values == assemble_stiffness(mesh).values);
 }
 
+TEST_CASE("Fast direct on the GPU: one solver set up again and again solves each mesh as a fresh one",
+          "[gpu][fast_direct]") {
+    // The backend starts once, when the solver is made; each setup replaces the transform (cuBLAS
+    // or cuFFT), the lines and the vectors on it.
+    FastDirectSolver reused(on(BackendKind::cuda));
+    for (const TensorMesh& mesh : {builtin_case("A5").mesh(6), builtin_case("U1").mesh(9), builtin_case("A2").mesh(5)}) {
+        const std::vector<double> b = rough_rhs(mesh.nodes(), 3);
+        reused.setup(mesh);
+        std::vector<double> x;
+        CHECK(reused.solve(b, x).ok());
+        CHECK(relative_max_difference(x, solved(mesh, b, on(BackendKind::cuda))) < 1e-14);
+    }
+    CHECK(reused.setup_count() == 3);
+}
+
 TEST_CASE("Fast direct on the GPU: refinement with the exact defect, as on the CPU", "[gpu][fast_direct]") {
     // Widths off uniform by up to 1e-8 taken as uniform: the transform solves a neighbouring
     // matrix, refinement the rest (tests/test_fast_direct.cpp has the same on the CPU).
