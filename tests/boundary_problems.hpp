@@ -242,4 +242,14 @@ inline std::vector<double> reference_solution(const FemSystem& system, bool sing
     return std::vector<double>(x.data(), x.data() + x.size());
 }
 
+/// ||a - b|| / ||b||, the comparison with the reference solution.
+inline double relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
+    double diff = 0.0, norm = 0.0;
+    for (std::size_t p = 0; p < a.size(); ++p) {
+        diff += (a[p] - b[p]) * (a[p] - b[p]);
+        norm += b[p] * b[p];
+    }
+    return std::sqrt(diff / norm);
+}
+
 }  // namespace adimg_test

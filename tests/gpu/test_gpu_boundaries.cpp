@@ -32,15 +32,6 @@ SolveReport solve(const FemMesh& mesh, const FemSystem& system, BackendKind back
     return solver.solve(system.b, x);
 }
 
-double relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
-    double diff = 0.0, norm = 0.0;
-    for (std::size_t p = 0; p < a.size(); ++p) {
-        diff += (a[p] - b[p]) * (a[p] - b[p]);
-        norm += b[p] * b[p];
-    }
-    return std::sqrt(diff / norm);
-}
-
 }  // namespace
 
 TEST_CASE("GPU: Neumann, Robin, mixed and pure Neumann edges match a direct solve to 1e-8 with the CPU backend's "

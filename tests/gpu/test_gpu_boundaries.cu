@@ -22,9 +22,8 @@ CudaBackend& backend() {
 }
 
 std::vector<double> random_values(std::size_t n, std::mt19937& rng) {
-    std::uniform_real_distribution<double> u(-1.0, 1.0);
     std::vector<double> v(n);
-    for (double& x : v) x = u(rng);
+    std::generate(v.begin(), v.end(), [&] { return std::uniform_real_distribution<double>(-1.0, 1.0)(rng); });
     return v;
 }
 
