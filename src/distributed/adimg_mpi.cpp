@@ -1,6 +1,8 @@
 // adimg-mpi: `mpirun -np P adimg-mpi solve --case A2 --level 9 [options of adimg solve]`, the
 // multigrid solve of a case over P MPI ranks (adimg::DistributedSolver), on CPU or GPU ranks as
-// --backend cpu|cuda|auto says. Every rank assembles and solves its strip; rank 0 prints.
+// --backend cpu|cuda|auto says, or with --solver fast-direct the fast direct solve
+// (adimg::DistributedFastDirectSolver, fast_direct_solve.cpp). Every rank assembles and solves
+// its strip; rank 0 prints.
 
 #include <adimg/distributed.hpp>
 #include <adimg/error.hpp>
@@ -8,6 +10,7 @@
 
 #include "../cli/cli_options.hpp"
 #include "../cli/flag_spelling.hpp"
+#include "fast_direct_solve.hpp"
 
 #include <mpi.h>
 
@@ -25,6 +28,9 @@ constexpr const char* usage =
     "usage: mpirun -np P adimg-mpi solve --case A2 --level 9 [--backend auto --smoother adi --lines ppt --precision mixed ...]";
 
 const Choices<DistributedLines> line_methods = {{"ppt", DistributedLines::ppt}, {"pdd", DistributedLines::pdd}};
+
+enum class Method { multigrid, fast_direct };
+const Choices<Method> methods = {{"multigrid", Method::multigrid}, {"fast-direct", Method::fast_direct}};
 
 /// Runs `check` on rank 0; an input_error it throws is thrown on every rank, so that all ranks
 /// stop together rather than wait for rank 0 in the next collective call.
@@ -52,6 +58,7 @@ int run_solve(const std::vector<std::string>& args, int rank) {
     ProblemOptions problem_options;
     SolverOptions options;
     DistributedLines lines = DistributedLines::ppt;
+    Method method = Method::multigrid;
     bool quiet = false;
     std::string out_path;
     po::options_description desc("solve options");
@@ -60,6 +67,9 @@ int run_solve(const std::vector<std::string>& args, int rank) {
         ("lines", named_choice(lines, "lines", line_methods),
          "the ADI y-lines across the ranks: ppt (exact), or pdd where the line matrices are diagonally dominant enough "
          "for it to be exact in the level's precision (ppt elsewhere)")
+        ("solver", named_choice(method, "solver", methods),
+         "multigrid, or fast-direct (transforms along x, the lines along y across the ranks by PPT; a case's "
+         "separable matrix, CPU ranks)")
         ("out", po::value(&out_path), "rank 0 writes the solution to this Matrix Market file (not if the solve fails)")
         ("quiet,q", po::bool_switch(&quiet), "print only the summary");
     po::options_description solver_desc("solver options (the fields of adimg::SolverOptions)");
@@ -68,12 +78,15 @@ int run_solve(const std::vector<std::string>& args, int rank) {
     // Only rank 0 prints the help.
     std::streambuf* const kept = std::cout.rdbuf();
     if (rank != 0) std::cout.rdbuf(nullptr);
-    const bool go = parse_command_line(args, desc, usage);
+    po::variables_map given_options;
+    const bool go = parse_command_line(args, desc, usage, &given_options);
     std::cout.rdbuf(kept);
     if (!go) return 0;
     on_rank_0([&] { check_output_paths({out_path}); });  // before the work; rank 0 writes
     const CaseSpec problem = resolve_case(problem_options);
     check_level(problem_options.level, 9 * 4 + 12 * 8, "the distributed solve");
+    if (method == Method::fast_direct)
+        return solve_fast_direct(problem, problem_options.level, options, given_options, out_path, rank);
     options.coarse_level = std::min(options.coarse_level, problem_options.level);
 
     DistributedSolver solver(MPI_COMM_WORLD, options, lines);
