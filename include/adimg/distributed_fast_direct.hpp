@@ -21,8 +21,8 @@
 /// (difference form, in double) takes one halo row from each neighbouring rank, its norms add the
 /// ranks' sums in double (MPI_Allreduce). Per transform solve a rank thus joins one all-gather
 /// of 6 nt doubles (nt = the modes, the interior nodes of a row); per defect it exchanges one row
-/// with each neighbour and joins one all-reduction (two where the plain sum of squares under- or
-/// overflows).
+/// with each neighbour and joins one all-reduction for its norm (three where the plain sum of
+/// squares under- or overflows), and one more per solve for ||b||.
 ///
 /// Ranks run on the CPU (FastDirectOptions::backend cpu or automatic). Every call is collective.
 /// Edges: Dirichlet or Neumann as the serial CPU solver takes them, except Neumann on all four
@@ -74,7 +74,7 @@ public:
     const FastDirectOptions& options() const;
     int rank() const;
     int ranks() const;
-    /// One line on how this setup solves: "sine transform in x (FFTW), lines in y by PPT across 4 ranks".
+    /// One line on how this setup solves: "sine transform (FFTW) along x, the lines along y by PPT across 4 ranks".
     std::string method() const;
     std::string device_name() const;
     CommunicationCounts communication() const;  ///< of the last solve, this rank

@@ -35,14 +35,6 @@ std::vector<std::pair<int, int>> strip_grids(int mx, int my) {
     return grids;
 }
 
-const char* name(FastTransform transform) {
-    switch (transform) {
-    case FastTransform::sine: return "sine transform";
-    case FastTransform::cosine: return "cosine transform";
-    default: return "generalised eigenvectors";
-    }
-}
-
 }  // namespace
 
 struct DistributedFastDirectSolver::State {
@@ -50,15 +42,14 @@ struct DistributedFastDirectSolver::State {
     MPI_Comm comm = MPI_COMM_NULL;
     std::shared_ptr<DistributedContext> context;
     std::unique_ptr<SlabEngine> engine;
-    FastTransform transform = FastTransform::automatic;
-    int mx = 0;
+    std::unique_ptr<SlabBackend> strips;  ///< the layout's rows, and the gather of a solution
+    int mx = 0, my = 0;
     bool ready = false;
     double setup_seconds = 0.0;
 
     void check_setup(const char* call) const {
         if (!ready) throw input_error(std::string("DistributedFastDirectSolver::") + call + " before setup()");
     }
-    const StripLevel& finest() const { return context->layout.level(context->layout.levels() - 1); }
 };
 
 DistributedFastDirectSolver::DistributedFastDirectSolver(MPI_Comm comm, FastDirectOptions options)
@@ -75,6 +66,7 @@ DistributedFastDirectSolver::DistributedFastDirectSolver(MPI_Comm comm, FastDire
     MPI_Comm_dup(comm, &state_->comm);
     state_->context = std::make_shared<DistributedContext>(state_->comm, DistributedLines::ppt);
     state_->engine = std::make_unique<SlabEngine>(SlabBackend(state_->context));
+    state_->strips = std::make_unique<SlabBackend>(state_->context);
 }
 
 DistributedFastDirectSolver::~DistributedFastDirectSolver() {
@@ -101,18 +93,16 @@ void DistributedFastDirectSolver::setup(const TensorMesh& mesh, const FastDirect
     // separable matrix, held whole during setup only.
     fast_direct::SharedBands A;
     if (!edges.all_dirichlet()) A = std::make_shared<const NineBands<double>>(fast_direct::separable_matrix(mesh, edges));
-    state_->transform = plan.transform;
     state_->engine->setup(std::move(plan), mesh, std::move(A));
     state_->mx = mesh.mx();
+    state_->my = mesh.my();
     state_->ready = true;
     state_->setup_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 RowRange DistributedFastDirectSolver::rows() const {
     state_->check_setup("rows");
-    const StripLevel& s = state_->finest();
-    const int r = state_->context->comm.rank();
-    return {s.first[r], s.rows(r)};
+    return state_->strips->rows();
 }
 
 int DistributedFastDirectSolver::mx() const {
@@ -132,13 +122,10 @@ FastDirectReport DistributedFastDirectSolver::solve(const double* b, double* x, 
 
 std::vector<double> DistributedFastDirectSolver::gather(const double* x) const {
     state_->check_setup("gather");
-    const StripLevel& s = state_->finest();
-    Communicator& comm = state_->context->comm;
-    std::vector<int> counts(comm.size());
-    for (int r = 0; r < comm.size(); ++r) counts[r] = s.rows(r) * s.mx;
-    std::vector<double> whole(s.nodes());
-    comm.allgatherv(x, counts, whole.data());
-    return whole;
+    SlabBackend& strips = *state_->strips;
+    auto mine = strips.make_vector<double>(static_cast<std::size_t>(state_->mx) * state_->my);
+    strips.upload(x, mine.size(), mine);
+    return strips.gather(mine);
 }
 
 const FastDirectOptions& DistributedFastDirectSolver::options() const { return state_->options; }
@@ -150,8 +137,7 @@ double DistributedFastDirectSolver::setup_seconds() const { return state_->setup
 
 std::string DistributedFastDirectSolver::method() const {
     if (!state_->ready) return "not set up";
-    return std::string(name(state_->transform)) + " in x (" + state_->engine->transform_name() + "), lines in y by " +
-           state_->engine->line_solver_name();
+    return state_->engine->transform_name() + " along x, the lines along y by " + state_->engine->line_solver_name();
 }
 
 }  // namespace adimg

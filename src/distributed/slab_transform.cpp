@@ -21,7 +21,11 @@ SlabTransform::SlabTransform(SlabBackend& be, fast_direct::Plan plan)
 }
 
 std::string SlabTransform::transform_name() const {
-    return plan_.transform == FastTransform::eigen ? "Eigen products" : "FFTW";
+    switch (plan_.transform) {
+    case FastTransform::sine: return "sine transform (FFTW)";
+    case FastTransform::cosine: return "cosine transform (FFTW)";
+    default: return "generalised eigenvectors (Eigen products)";
+    }
 }
 
 std::string SlabTransform::line_solver_name() const {

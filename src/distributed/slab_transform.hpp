@@ -24,6 +24,8 @@ public:
     /// The plan must transform x (Plan::axis): the ranks' strips hold whole rows.
     SlabTransform(SlabBackend& be, fast_direct::Plan plan);
 
+    /// For the solver's method line: the transform along x and what applies it ("sine transform
+    /// (FFTW)"), and the line solver ("PPT across 4 ranks").
     std::string transform_name() const;
     std::string line_solver_name() const;
 
