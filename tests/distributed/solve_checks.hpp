@@ -93,16 +93,18 @@ inline Outcome distributed(const CaseSpec& spec, int level, const SolverOptions&
 }
 
 /// The same status and iteration counts, and for a converged solve the same relative L2 error:
-/// to 1e-10 in double precision. In mixed precision the float cycles differ by float's rounding
+/// to double_tolerance in double precision (1e-10: CPU ranks; GPU ranks ask 1e-9 and say why,
+/// test_gpu_solves.cpp). In mixed precision the float cycles differ by float's rounding
 /// (the y-lines by the partition method instead of Thomas, the scaling 1 / ||d|| of the inner
 /// right-hand side from sums taken in another order), which the last corrections carry into x:
 /// measured differences of the L2 error up to 5e-9 of it (U3 with ADI); 1e-7 is asked. A failed
 /// solve's iterate is no solution, and its error is not compared. Solves of more than 50 outer
 /// steps (Jacobi on A2 at L=7: 269 steps that gain little each) are a process that rounding
 /// steers, to another step count or status: they are reported, not compared.
-inline void check_same(const Outcome& serial, const Outcome& distributed, Precision precision) {
+inline void check_same(const Outcome& serial, const Outcome& distributed, Precision precision,
+                       double double_tolerance = 1e-10) {
     const bool converged = serial.values[0] == double(SolveStatus::converged);
-    const double tolerance = precision == Precision::double_ ? 1e-10 : 1e-7;
+    const double tolerance = precision == Precision::double_ ? double_tolerance : 1e-7;
     const double difference = std::abs(distributed.values[3] - serial.values[3]) / serial.values[3];
     INFO("serial: status " << serial.values[0] << ", " << serial.values[1] << ":" << serial.values[2]
                            << "; distributed: status " << distributed.values[0] << ", " << distributed.values[1] << ":"
