@@ -35,9 +35,13 @@ struct SetupTimes {
     double context = 0.0;        ///< the backend's start when the Solver was made (the CUDA context)
     double levels = 0.0;         ///< the levels on the host: a GridMatrix's Galerkin hierarchy, a case's meshes
     double backend = 0.0;        ///< the backend's copy or assembly of every level, the coarse factor included
+    double upload = 0.0;         ///< of `backend`: host matrices copied to the backend (a user's bands)
     double coarse_factor = 0.0;  ///< of `backend`: the coarsest grid's direct solve made ready
     /// Everything before the first cycle but the context: levels + backend.
     double setup() const { return levels + backend; }
+    /// Of `backend`: the levels formed where the solve runs (a case's assembly, a user's Galerkin
+    /// products, each precision's copies).
+    double backend_levels() const { return backend - upload - coarse_factor; }
 };
 
 /// Per-level facts of the hierarchy.

@@ -205,10 +205,10 @@ SolveReport solve_multigrid(Problem& problem, Solver& solver, bool quiet, bool k
                           digits_of(report, solver.options()) + ")";
     print_outcome(stdout, report);
     const SetupTimes& times = outcome.solver_setup;
-    std::printf("setup %.4f s (%s %.4f s, levels %.4f s, backend %.4f s of which coarse factor %.4f s), solve %.4f s; "
-                "backend start (context) %.4f s\n",
+    std::printf("setup %.4f s (%s %.4f s, levels %.4f s, backend %.4f s: upload %.4f s, levels %.4f s, coarse factor "
+                "%.4f s), solve %.4f s; backend start (context) %.4f s\n",
                 outcome.setup_seconds, problem.preparation, problem.preparation_seconds, times.levels, times.backend,
-                times.coarse_factor, outcome.solve_seconds, times.context);
+                times.upload, times.backend_levels(), times.coarse_factor, outcome.solve_seconds, times.context);
     return report;
 }
 
@@ -266,6 +266,8 @@ void write_json(const std::string& path, const Problem& problem, Method method, 
         .value("preparation", outcome.preparation_seconds)
         .value("levels", outcome.solver_setup.levels)
         .value("backend", outcome.solver_setup.backend)
+        .value("upload", outcome.solver_setup.upload)
+        .value("backend_levels", outcome.solver_setup.backend_levels())
         .value("coarse_factor", outcome.solver_setup.coarse_factor)
         .value("context", outcome.solver_setup.context)
         .end_object();

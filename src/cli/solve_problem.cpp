@@ -25,7 +25,7 @@ public:
         kind = "case";
         name = spec.name;
         level = case_level;
-        preparation = "assembly";
+        preparation = "case on the host";  // its mesh; with Galerkin levels or a direct solve, its matrix too
         galerkin = galerkin_levels;
         std::printf("case %s: %s; level %d\n", spec.name.c_str(), spec.description.c_str(), level);
         const auto start = std::chrono::steady_clock::now();

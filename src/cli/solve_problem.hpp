@@ -9,6 +9,8 @@
 #include <adimg/problems.hpp>
 #include <adimg/solver.hpp>
 
+#include "../common/seconds_since.hpp"
+
 #include <chrono>
 #include <memory>
 #include <string>
@@ -16,9 +18,7 @@
 
 namespace adimg::cli {
 
-inline double seconds_since(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
+using adimg::seconds_since;
 
 /// The options of the --matrix path.
 struct MatrixOptions {
@@ -54,7 +54,7 @@ public:
     std::string kind;  ///< "case" or "matrix": the JSON key of `name`
     std::string name;  ///< the case's name, or the matrix file
     int level = 0;     ///< of the finest grid
-    const char* preparation = "";      ///< what preparation_seconds timed: "assembly" or "reading"
+    const char* preparation = "";      ///< what preparation_seconds timed: "case on the host" or "reading"
     double preparation_seconds = 0.0;  ///< before the solver's own setup
     bool galerkin = false;             ///< the coarse levels are Galerkin products R A P of the finest matrix
 };

@@ -6,6 +6,7 @@
 #include <adimg/error.hpp>
 #include <adimg/solver.hpp>
 
+#include "../common/seconds_since.hpp"
 #include "galerkin_levels.hpp"
 #include "multigrid.hpp"
 #include "outer_solve.hpp"
@@ -57,6 +58,9 @@ public:
     virtual int allocations() const = 0;
     /// Seconds the last setup spent making the coarsest grid's direct solve ready.
     virtual double coarse_factor_seconds() const = 0;
+    /// Seconds of the last setup spent copying host matrices to the backend: a user's finest
+    /// bands, or every level of a given Hierarchy (0 for a case, assembled where the solve runs).
+    virtual double upload_seconds() const = 0;
 };
 
 std::unique_ptr<SolverEngine> make_cpu_engine(const SolverOptions& options);
@@ -79,16 +83,20 @@ public:
 
     void setup(const Hierarchy& hierarchy) override {
         forget_galerkin();
+        const auto start = std::chrono::steady_clock::now();
         setup_levels(hierarchy);
+        upload_seconds_ = seconds_since(start) - coarse_factor_seconds();  // every level is a copy
     }
     void setup(const MeshHierarchy& meshes) override {
         forget_galerkin();
+        upload_seconds_ = 0.0;
         if (options_.precision == Precision::mixed && !same_shape(meshes))
             build_mixed(meshes);
         else
             setup_levels(meshes);
     }
     void setup(const GalerkinSource& source) override {
+        const auto start = std::chrono::steady_clock::now();
         if (!same_galerkin_grids(source)) {
             forget_galerkin();
             for (int l = 0; l + 1 < source.levels(); ++l) {
@@ -101,6 +109,7 @@ public:
         } else {
             be_.update_values(*source.finest, galerkin_.back());
         }
+        upload_seconds_ = seconds_since(start);  // both return once the bands are on the backend
         for (int l = source.levels() - 2; l >= 0; --l) {
             be_.upload(source.split_x[l], galerkin_split_x_[l]);
             be_.upload(source.split_y[l], galerkin_split_y_[l]);
@@ -172,6 +181,7 @@ public:
     double coarse_factor_seconds() const override {
         return (mg_float_ ? mg_float_->coarse_factor_seconds() : 0.0) + (mg_double_ ? mg_double_->coarse_factor_seconds() : 0.0);
     }
+    double upload_seconds() const override { return upload_seconds_; }
 
 private:
     using DoubleMatrix = typename Backend::template matrix<double>;
@@ -410,6 +420,7 @@ private:
     /// copy of the host hierarchy, or just the meshes.
     std::variant<std::monostate, Hierarchy, MeshHierarchy, BackendLevels<DoubleMatrix>> fallback_levels_;
     int allocations_ = 0;  ///< setups that allocated device storage (the rest only updated values)
+    double upload_seconds_ = 0.0;  ///< of the last setup (upload_seconds())
 };
 
 }  // namespace adimg

@@ -2,6 +2,7 @@
 #include <adimg/solver.hpp>
 
 #include "../problems/mesh_hierarchy.hpp"
+#include "../common/seconds_since.hpp"
 #include "coarsest_level.hpp"
 #include "engine.hpp"
 #include "galerkin_levels.hpp"
@@ -17,13 +18,6 @@
 #include <tuple>
 
 namespace adimg {
-namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-}  // namespace
 
 /// The lock of a Solver, and the thread that holds it (to refuse a call from the solve's own
 /// step callback, which would wait for itself).
@@ -276,7 +270,8 @@ SolveReport Solver::timed(Solve&& solve) {
 }
 
 SetupTimes Solver::setup_times() const {
-    return {context_seconds_, hierarchy_seconds_, backend_setup_seconds_, engine_->coarse_factor_seconds()};
+    return {context_seconds_, hierarchy_seconds_, backend_setup_seconds_, engine_->upload_seconds(),
+            engine_->coarse_factor_seconds()};
 }
 
 std::string Solver::device_name() const { return engine_->device_name(); }
