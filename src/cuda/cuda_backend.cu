@@ -4,17 +4,6 @@
 
 namespace adimg {
 
-namespace kernels {
-__global__ void dot_final(const double* partial, int count, double* result) {
-    follow_previous_kernel();
-    __shared__ double sums[1024];
-    double sum = 0.0;
-    for (int i = threadIdx.x; i < count; i += blockDim.x) sum += partial[i];
-    sum = block_sum(sum, sums, threadIdx.x, blockDim.x);
-    if (threadIdx.x == 0) *result = sum;
-}
-}  // namespace kernels
-
 bool cuda_available(std::string* why) {
     int count = 0;
     const cudaError_t status = cudaGetDeviceCount(&count);

@@ -76,8 +76,17 @@ __global__ void dot_partial(const T* __restrict__ x, const T* __restrict__ y, st
     sum = block_sum(sum, sums, threadIdx.x, reduce_threads);
     if (threadIdx.x == 0) partial[blockIdx.x] = sum;
 }
-/// Second pass: one block adds the partial sums in a fixed order.
-__global__ void dot_final(const double* partial, int count, double* result);
+/// Second pass: one block adds the partial sums in a fixed order. Internal linkage, as every
+/// kernel of these headers that is not a template, so that a program linking adimg as a shared
+/// library (whose internal symbols are hidden) has its own copy.
+static __global__ void dot_final(const double* partial, int count, double* result) {
+    follow_previous_kernel();
+    __shared__ double sums[1024];
+    double sum = 0.0;
+    for (int i = threadIdx.x; i < count; i += blockDim.x) sum += partial[i];
+    sum = block_sum(sum, sums, threadIdx.x, blockDim.x);
+    if (threadIdx.x == 0) *result = sum;
+}
 
 // The scaled norm, for the vectors whose plain sum of squares overflows or underflows
 // (common/scaled_norm.hpp): the largest |x_p|, then the sum of (x_p / largest)^2. Both passes
