@@ -7,25 +7,29 @@
 //   fast_direct_bench --cases U1,A2,A5 --levels 9 --backend cpu --against cholesky
 //   fast_direct_bench --cases U1,A2,A5 --levels 10,12,13 --backend cuda --against multigrid --out DIR
 //
-// Fast direct: setup (everything before the first solve: the transform, the line factors, the
-// backend's buffers and plans; not the backend's start when the solver is made, the CUDA context,
-// its stream and staging buffers, which multigrid's setup leaves out alike) and solve (the median
-// of --repeats solves after one warm-up solve, b and x in page-locked memory as the CLI keeps
-// them, transfers included, and of that the transfers) are timed separately; refinement steps, the
-// defect after the transform alone and at the end (relative to ||b||), the status and the
-// relative L2 error. "Solve ratio without transfers" compares the solves less their transfers
-// (both reports time them), which the host link bounds from below for both solvers alike.
+// Each solver is timed in the two flows a user has, in separate columns:
+// - the case solved where it runs (FastDirectSolver::solve_case, Solver::solve_case): the load
+//   vector assembled and the L2 error measured on the backend, neither b nor x transferred;
+// - b and x on the host (solve(b, x) from and into page-locked memory, as the CLI's --matrix
+//   path keeps them): the transfers of b and x included, and also given apart.
+// Setup is apart from both (everything before the first solve: for fast direct the transform,
+// the line factors, the backend's buffers and plans; not the backend's start when the solver is
+// made, the CUDA context, its stream and staging buffers, which multigrid's setup leaves out
+// alike). Solve times are the median of --repeats solves after one warm-up solve. Fast direct's
+// refinement steps, its defect after the transform alone and at the end (relative to ||b||), the
+// status and the relative L2 error (of solve_case) follow.
 // Multigrid: each of --mg-configs (precision:smoother[@pre+post] on the library's defaults:
 // flexible CG around one V-cycle per step, a full multigrid start) set up and timed the same way;
-// the row names the fastest that converged, and the ratios are against it. Cholesky: one call of
-// direct_solve (ordering, factorisation and both triangular solves), which is what a sparse
-// direct solve of one right-hand side costs; the ratios are reference over fast direct.
-// --against refined takes as reference the discrete solution itself, to about 1e-15: fast
-// direct's solution refined with defects accumulated in long double (80-bit) on the host until
-// they stop shrinking; it shows how far a solve's L2 error, a small difference of nearly equal
-// numbers, may move with the solve's rounding (its "setup" is the refinement's time).
-// --against none times fast direct alone; --digits, --max-refinements and --min-refinements set
-// its options; --stamp TEXT (the GPU, driver, date and commit, say) heads the written files.
+// the row names the fastest that converged in the case's flow, and the ratios (multigrid over
+// fast direct) are against it. Cholesky: one call of direct_solve (ordering, factorisation and
+// both triangular solves) on the host's b, which is what a sparse direct solve of one
+// right-hand side costs. --against refined takes as reference the discrete solution itself, to
+// about 1e-15: fast direct's solution refined with defects accumulated in long double (80-bit)
+// on the host until they stop shrinking; it shows how far a solve's L2 error, a small difference
+// of nearly equal numbers, may move with the solve's rounding (its "setup" is the refinement's
+// time). --against none times fast direct alone; --digits, --max-refinements and
+// --min-refinements set its options; --stamp TEXT (the GPU, driver, date and commit, say) heads
+// the written files.
 
 #include <adimg/error.hpp>
 #include <adimg/fast_direct.hpp>
@@ -65,11 +69,15 @@ double median(std::vector<double> v) {
     return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
 }
 
-/// A reference solve's times and error; for multigrid, its configuration and iterations.
+/// A solver's times and error; for multigrid, its configuration and iterations.
 struct Timed {
     std::string name;
     double start = 0.0;  ///< the backend's start when the solver was made: not part of setup
-    double setup = 0.0, solve = 0.0, transfers = 0.0, l2 = 0.0;
+    double setup = 0.0;
+    double solve_case = 0.0;  ///< solve_case(): b assembled and the error measured on the backend
+    double solve_host = 0.0;  ///< solve(b, x) with b and x in page-locked host memory
+    double transfers = 0.0;   ///< of solve_host: b up and x down
+    double l2 = 0.0;          ///< of solve_case
     std::string iterations, status;
 };
 
@@ -152,10 +160,10 @@ SolverOptions multigrid_options(const std::string& config, BackendKind backend) 
 }
 
 /// Each multigrid candidate on the case's level: setup (the Solver made first, so that its backend's
-/// start is apart) and the median solve, b and x as fast direct has them.
+/// start is apart), the median solve_case, and the median solve of b and x on the host.
 std::vector<Timed> multigrid_candidates(const std::vector<std::string>& configs, BackendKind backend,
-                                        const CaseSpec& spec, int level, const PolynomialProblem& problem,
-                                        const pinned_vector<double>& b, pinned_vector<double>& x, int repeats) {
+                                        const CaseSpec& spec, int level, const pinned_vector<double>& b,
+                                        pinned_vector<double>& x, int repeats) {
     std::vector<Timed> out;
     for (const std::string& config : configs) {
         Timed t;
@@ -165,27 +173,31 @@ std::vector<Timed> multigrid_candidates(const std::vector<std::string>& configs,
         const auto start = std::chrono::steady_clock::now();
         mg.setup(spec, level);
         t.setup = seconds_since(start);
-        SolveReport report;
+        CaseSolveReport solved;
+        t.solve_case = median_solve(repeats, [&] {
+            solved = mg.solve_case();
+            return solved.report.solve_seconds;
+        });
+        t.l2 = solved.relative_l2_error;
+        t.iterations = solved.report.iterations();
+        t.status = to_string(solved.report.status);
         std::vector<double> transfers;
-        t.solve = median_solve(repeats, [&] {
-            report = mg.solve(b.data(), x.data(), InitialGuess::zero);
+        t.solve_host = median_solve(repeats, [&] {
+            const SolveReport report = mg.solve(b.data(), x.data(), InitialGuess::zero);
             transfers.push_back(report.upload_seconds + report.download_seconds);
             return report.solve_seconds;
         });
         t.transfers = median(transfers);
-        t.l2 = relative_l2_error(spec.mesh(level), problem, std::vector<double>(x.begin(), x.end()));
-        t.iterations = report.iterations();
-        t.status = to_string(report.status);
         out.push_back(t);
     }
     return out;
 }
 
-/// The fastest converged candidate (the first if none converged).
+/// The fastest converged candidate in the case's flow (the first if none converged).
 const Timed& fastest(const std::vector<Timed>& candidates) {
     const Timed* best = &candidates.front();
     for (const Timed& t : candidates)
-        if (t.status == "converged" && (best->status != "converged" || t.solve < best->solve)) best = &t;
+        if (t.status == "converged" && (best->status != "converged" || t.solve_case < best->solve_case)) best = &t;
     return *best;
 }
 
@@ -248,11 +260,14 @@ int main(int argc, char** argv) {
     options.backend = parse_backend(backend);
     const bool multigrid = against == "multigrid";
 
-    // The CUDA context and the first use of the libraries (cuFFT's first plan) before the rows,
-    // which then time what each further setup costs; both are printed.
+    // The CUDA context and the libraries' loading (cuFFT and cuBLAS, opened by the first setup
+    // that needs them) before the rows, printed apart; each row's fast direct setup is timed
+    // twice, the first of its size in this process and again on the same solver, whose difference
+    // is what the first use of that size costs once per process.
     FastDirectSolver probe(options);
     const auto probing = std::chrono::steady_clock::now();
     probe.setup(builtin_case("U1").mesh(3));
+    if (probe.backend() == BackendKind::cuda) probe.setup(builtin_case("A2").mesh(3));
     const double probe_setup = seconds_since(probing);
     std::string text;
     auto print = [&](const std::string& line) {
@@ -264,20 +279,27 @@ int main(int argc, char** argv) {
     print("command: " + command + "\n");
     print("fast direct on " + to_string(probe.backend()) + (probe.device_name().empty() ? "" : " (" + probe.device_name() + ")") +
           (probe.notice().empty() ? "" : " (" + probe.notice() + ")") + "; reference: " + against +
-          "; solve times: median of " + std::to_string(repeats) + " after a warm-up (0: one cold solve), transfers of b and x included");
+          "; solve times: median of " + std::to_string(repeats) + " after a warm-up (0: one cold solve)");
     print("the process's first fast direct solver: backend start " + format("%.3f", probe.start_seconds()) +
-          " s, first setup (U1 at L=3, the libraries' first use) " + format("%.3f", probe_setup) + " s; not in the rows");
+          " s, first setups (U1 and A2 at L=3: the libraries loaded, their first use) " + format("%.3f", probe_setup) +
+          " s; not in the rows");
     print("fast direct: digits " + format("%g", options.digits) + ", refinement steps " +
           std::to_string(options.min_refinements) + " to " + std::to_string(options.max_refinements) +
-          (multigrid ? "; multigrid: the fastest converged of the candidates (library defaults with precision:smoother)" : "") + "\n");
+          (multigrid ? "; multigrid: the fastest converged of the candidates in the case's flow (library defaults with "
+                       "precision:smoother)" : ""));
+    print("case: solve_case, b assembled and the L2 error measured where the solve runs, nothing transferred; host: "
+          "solve(b, x) with b and x in page-locked host memory, their transfers included (and given apart); ratios: "
+          + (against == "none" ? std::string("none") : against) + " over fast direct\n");
     const std::string ref = multigrid ? "multigrid" : against;
-    print("| case | L | N | method | setup s | solve ms | transfers ms | refinements | defect: transform, final | status | "
-          "L2 error | " + ref + " | " + ref + " setup s | " + ref + " solve ms | " + ref + " L2 error | "
-          "L2 relative difference | setup ratio | solve ratio | solve ratio without transfers | setup+solve ratio |" +
-          (multigrid ? " candidates: solve ms |" : ""));
-    print(std::string("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|") + (multigrid ? "---|" : ""));
+    print("| case | L | N | method | setup s (first, again) | solve ms case | solve ms host | transfers ms | refinements | "
+          "defect: transform, final | status | L2 error | " + ref + " | " + ref + " setup s | " + ref + " solve ms case | " +
+          ref + " solve ms host | " + ref + " L2 error | L2 relative difference | setup ratio | solve ratio case | "
+          "solve ratio host | setup+solve ratio case |" + (multigrid ? " candidates: solve ms case, host |" : ""));
+    print(std::string("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|") +
+          (multigrid ? "---|" : ""));
     std::string json = "{\n  \"stamp\": " + json_string(stamp) + ",\n  \"command\": " + json_string(command) + ",\n  \"rows\": [\n";
     bool first_row = true;
+    auto ms = [](double seconds) { return seconds > 0.0 ? format("%.3f", 1e3 * seconds) : std::string("–"); };
     for (const std::string& name : cases) {
         const CaseSpec spec = builtin_case(name);
         const PolynomialProblem problem{spec.x.length, spec.y.length};
@@ -287,28 +309,38 @@ int main(int argc, char** argv) {
             pinned_vector<double> b(load.begin(), load.end()), x(load.size());
 
             Timed fd, ref;
+            double setup_again = 0.0;
             FastDirectReport report;
             std::string method;
             {
                 FastDirectSolver fast(options);
                 fd.start = fast.start_seconds();
                 const auto start = std::chrono::steady_clock::now();
-                fast.setup(mesh);
+                fast.setup(spec, level);
                 fd.setup = seconds_since(start);
+                const auto again = std::chrono::steady_clock::now();
+                fast.setup(spec, level);
+                setup_again = seconds_since(again);
+                FastDirectCaseReport solved;
+                fd.solve_case = median_solve(repeats, [&] {
+                    solved = fast.solve_case();
+                    return solved.report.solve_seconds;
+                });
+                report = solved.report;
+                fd.l2 = solved.relative_l2_error;
                 std::vector<double> transfers;
-                fd.solve = median_solve(repeats, [&] {
-                    report = fast.solve(b.data(), x.data());
-                    transfers.push_back(report.upload_seconds + report.download_seconds);
-                    return report.solve_seconds;
+                fd.solve_host = median_solve(repeats, [&] {
+                    const FastDirectReport host = fast.solve(b.data(), x.data());
+                    transfers.push_back(host.upload_seconds + host.download_seconds);
+                    return host.solve_seconds;
                 });
                 fd.transfers = median(transfers);
-                fd.l2 = relative_l2_error(mesh, problem, std::vector<double>(x.begin(), x.end()));
                 method = fast.method();
                 if (against == "cholesky") {
                     const auto start_ref = std::chrono::steady_clock::now();
                     const std::vector<double> xc = direct_solve(fast.matrix(), load);
                     ref.name = "cholesky";
-                    ref.solve = seconds_since(start_ref);
+                    ref.solve_host = seconds_since(start_ref);
                     ref.l2 = relative_l2_error(mesh, problem, xc);
                 } else if (against == "refined") {
                     const auto start_ref = std::chrono::steady_clock::now();
@@ -324,55 +356,57 @@ int main(int argc, char** argv) {
 
             std::vector<Timed> candidates;
             if (multigrid) {
-                candidates = multigrid_candidates(mg_configs, options.backend, spec, level, problem, b, x, repeats);
+                candidates = multigrid_candidates(mg_configs, options.backend, spec, level, b, x, repeats);
                 ref = fastest(candidates);
             }
             const double n = static_cast<double>(mesh.nodes());
             std::string row = "| " + name + " | " + std::to_string(level) + " | " + format("%.0f", n) + " | " + method + " | " +
-                              format("%.4f", fd.setup) + " | " + format("%.3f", 1e3 * fd.solve) + " | " +
-                              format("%.3f", 1e3 * fd.transfers) + " | " + std::to_string(report.refinement_steps) + " | " +
+                              format("%.4f", fd.setup) + ", " + format("%.4f", setup_again) + " | " + ms(fd.solve_case) +
+                              " | " + ms(fd.solve_host) + " | " + ms(fd.transfers) + " | " +
+                              std::to_string(report.refinement_steps) + " | " +
                               format("%.1e", report.first_defect / report.initial_defect) + ", " +
                               format("%.1e", report.final_defect / report.initial_defect) + " | " +
                               to_string(report.status) + " | " + format("%.9e", fd.l2) + " | ";
             if (against == "none") {
-                row += "– | – | – | – | – | – | – | – | – |";
+                row += "– | – | – | – | – | – | – | – | – | – |";
             } else {
                 auto ratio = [](double r, double f) { return f > 0.0 && r > 0.0 ? format("%.1f", r / f) : std::string("–"); };
-                row += (multigrid ? ref.name + " (" + ref.iterations + ")" : ref.name) + " | " + format("%.4f", ref.setup) + " | " +
-                       format("%.3f", 1e3 * ref.solve) + " | " + format("%.9e", ref.l2) + " | " +
+                row += (multigrid ? ref.name + " (" + ref.iterations + ")" : ref.name) + " | " + format("%.4f", ref.setup) +
+                       " | " + ms(ref.solve_case) + " | " + ms(ref.solve_host) + " | " + format("%.9e", ref.l2) + " | " +
                        format("%.1e", std::abs(fd.l2 - ref.l2) / ref.l2) + " | " + ratio(ref.setup, fd.setup) + " | " +
-                       ratio(ref.solve, fd.solve) + " | " + ratio(ref.solve - ref.transfers, fd.solve - fd.transfers) + " | " +
-                       ratio(ref.setup + ref.solve, fd.setup + fd.solve) + " |";
+                       ratio(ref.solve_case, fd.solve_case) + " | " + ratio(ref.solve_host, fd.solve_host) + " | " +
+                       ratio(ref.setup + ref.solve_case, fd.setup + fd.solve_case) + " |";
             }
             if (multigrid) {
                 std::string list;
                 for (const Timed& t : candidates)
-                    list += (list.empty() ? " " : ", ") + t.name + " " + format("%.3f", 1e3 * t.solve) +
+                    list += (list.empty() ? " " : ", ") + t.name + " " + ms(t.solve_case) + ", " + ms(t.solve_host) +
                             (t.status == "converged" ? "" : " (" + t.status + ")");
                 row += list + " |";
             }
             print(row);
 
+            auto timed_json = [&](const Timed& t) {
+                return "\"setup_s\": " + format("%.6f", t.setup) + ", \"solve_case_s\": " + format("%.6f", t.solve_case) +
+                       ", \"solve_host_s\": " + format("%.6f", t.solve_host) + ", \"transfers_s\": " +
+                       format("%.6f", t.transfers) + ", \"l2_error\": " + format("%.12e", t.l2);
+            };
             std::string entry = std::string(first_row ? "" : ",\n") + "    {\"case\": " + json_string(name) +
                                 ", \"level\": " + std::to_string(level) + ", \"nodes\": " + format("%.0f", n) +
                                 ", \"method\": " + json_string(method) + ", \"start_s\": " + format("%.6f", fd.start) +
-                                ", \"setup_s\": " + format("%.6f", fd.setup) +
-                                ", \"solve_s\": " + format("%.6f", fd.solve) + ", \"transfers_s\": " + format("%.6f", fd.transfers) +
+                                ", \"setup_again_s\": " + format("%.6f", setup_again) + ", " + timed_json(fd) +
                                 ", \"refinements\": " + std::to_string(report.refinement_steps) +
                                 ", \"first_defect\": " + format("%.3e", report.first_defect / report.initial_defect) +
                                 ", \"final_defect\": " + format("%.3e", report.final_defect / report.initial_defect) +
-                                ", \"status\": " + json_string(to_string(report.status)) + ", \"l2_error\": " + format("%.12e", fd.l2) +
-                                ", \"reference\": {\"name\": " + json_string(ref.name) + ", \"setup_s\": " + format("%.6f", ref.setup) +
-                                ", \"solve_s\": " + format("%.6f", ref.solve) + ", \"l2_error\": " + format("%.12e", ref.l2) + "}";
+                                ", \"status\": " + json_string(to_string(report.status)) +
+                                ", \"reference\": {\"name\": " + json_string(ref.name) + ", " + timed_json(ref) + "}";
             if (multigrid) {
                 entry += ", \"multigrid\": [";
                 for (std::size_t c = 0; c < candidates.size(); ++c) {
                     const Timed& t = candidates[c];
                     entry += std::string(c ? ", " : "") + "{\"config\": " + json_string(t.name) + ", \"start_s\": " +
-                             format("%.6f", t.start) + ", \"setup_s\": " +
-                             format("%.6f", t.setup) + ", \"solve_s\": " + format("%.6f", t.solve) + ", \"transfers_s\": " +
-                             format("%.6f", t.transfers) + ", \"iterations\": " + json_string(t.iterations) +
-                             ", \"status\": " + json_string(t.status) + ", \"l2_error\": " + format("%.12e", t.l2) + "}";
+                             format("%.6f", t.start) + ", " + timed_json(t) + ", \"iterations\": " + json_string(t.iterations) +
+                             ", \"status\": " + json_string(t.status) + "}";
                 }
                 entry += "]";
             }

@@ -1,6 +1,8 @@
 # Decides whether this build has the CUDA backend: sets ADIMG_HAVE_CUDA from ADIMG_ENABLE_CUDA.
 #   AUTO  the backend when a usable toolkit is found: nvcc compiles a test program, and the
-#         toolkit has the libraries that src/cuda links (the runtime, cuBLAS, cuFFT);
+#         toolkit has the libraries the backend needs: the runtime, which src/cuda links, and
+#         cuBLAS and cuFFT, which the fast direct solver loads when it first runs on the GPU
+#         (src/cuda/cuda_libraries.cuh);
 #         otherwise a CPU-only build, saying why
 #   ON    the backend, or a configure error saying what is missing
 #   OFF   CPU only, without looking for CUDA

@@ -6,6 +6,7 @@
 
 #include "compare.hpp"
 #include "discrete_l2_errors.hpp"
+#include "fast_direct_case_solve.hpp"
 #include "manufactured.hpp"
 #include "paper_values.hpp"
 
@@ -657,4 +658,33 @@ TEST_CASE("Fast direct with Neumann on all four edges: the constants, and an inc
     FastDirectSolver refused(sine);
     CHECK_THROWS_WITH(refused.setup(builtin_case("U1").mesh(5), {Neu, Neu, Dir, Dir}),
                       Catch::Contains("Dirichlet at both ends") && Catch::Contains("ends are Neumann and Neumann"));
+}
+
+TEST_CASE("Fast direct solve_case: the load vector and the L2 error where the solve runs equal the host's",
+          "[fast_direct][setup]") {
+    for (const char* name : {"U1", "A2", "A5"}) {
+        INFO(name);
+        FastDirectSolver solver(cpu_options());
+        const adimg_test::CaseSolves s = adimg_test::solve_case_both_ways(solver, name, 7);
+        CHECK(s.on_backend.report.status == s.on_host.status);
+        CHECK(s.on_backend.report.refinement_steps == s.on_host.refinement_steps);
+        CHECK(s.on_backend.report.final_defect == s.on_host.final_defect);
+        CHECK(s.x_case == s.x);
+        CHECK(std::abs(s.on_backend.relative_l2_error - s.host_error) <= 1e-12 * s.host_error);
+        // Without x the solve is the same and nothing comes back.
+        CHECK(solver.solve_case().relative_l2_error == s.on_backend.relative_l2_error);
+    }
+}
+
+TEST_CASE("Fast direct solve_case needs a case's setup; a mesh's setup, Neumann edges included, has none",
+          "[fast_direct][setup][neumann]") {
+    FastDirectSolver solver(cpu_options());
+    CHECK_THROWS_AS(solver.solve_case(), input_error);
+    solver.setup(builtin_case("U1"), 5);
+    CHECK_NOTHROW(solver.solve_case());
+    // A case is Dirichlet on all four edges; Neumann edges come with a mesh and the caller's b.
+    FastDirectEdges edges;
+    edges.x_low = edges.x_high = EdgeCondition::neumann;
+    solver.setup(builtin_case("U1").mesh(5), edges);
+    CHECK_THROWS_WITH(solver.solve_case(), Catch::Contains("setup(case, level)"));
 }

@@ -7,6 +7,7 @@
 ///     adimg::FastDirectSolver solver;                  // the GPU if usable, else the CPU
 ///     solver.setup(adimg::builtin_case("A2"), 10);     // or a TensorMesh, or the element widths
 ///     adimg::FastDirectReport report = solver.solve(b, x);
+///     adimg::FastDirectCaseReport solved = solver.solve_case();  // b and the L2 error on the GPU
 ///
 /// The method. On the interior nodes the assembled matrix (assemble_stiffness(), docs/design.md
 /// §1) is A = Kx ⊗ My + Mx ⊗ Ky, where K and M are the 1D stiffness and mass matrices of each
@@ -94,6 +95,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -155,6 +157,13 @@ struct FastDirectReport : SolveReport {
     double first_defect = 0.0;   ///< ||b - A x|| after the transform solve alone
 };
 
+/// What FastDirectSolver::solve_case() gives back: the solve's report, and the relative L2 error
+/// of its solution against the case's exact solution (relative_l2_error() in problems.hpp).
+struct FastDirectCaseReport {
+    FastDirectReport report;
+    double relative_l2_error = 0.0;
+};
+
 namespace fast_direct {
 class Engine;  // one backend's transform and refinement loop (src/fast_direct/engine.hpp)
 }
@@ -175,8 +184,9 @@ public:
     /// options do not allow (FastTransform::sine on graded widths or Neumann ends), with fewer
     /// than 2 elements a direction, or with Neumann edges and FastDirectOptions::backend = cuda.
     void setup(const TensorMesh& mesh, const FastDirectEdges& edges = {});
-    /// The case's mesh on refinement level `level`, as the CLI's --case and --level give it.
-    void setup(const CaseSpec& spec, int level) { setup(spec.mesh(level)); }
+    /// The case's mesh on refinement level `level`, as the CLI's --case and --level give it;
+    /// solve_case() then solves the case's problem.
+    void setup(const CaseSpec& spec, int level);
     /// The mesh of these element widths (x left to right, y bottom to top).
     void setup(std::vector<double> widths_x, std::vector<double> widths_y);
 
@@ -187,6 +197,13 @@ public:
     /// The same on memory of the caller's choosing: b and x hold rows() values each (page-locked
     /// memory, pinned_memory.hpp, travels to the GPU by DMA). b and x may be the same array.
     FastDirectReport solve(const double* b, double* x, const StepCallback& on_step = {});
+    /// Solves the problem of the last setup(CaseSpec, level), with its load vector assembled and
+    /// its relative L2 error measured where the solve runs (on the device for CUDA, as
+    /// Solver::solve_case() does): neither b nor x travels, unless `x` is given, which then
+    /// receives the solution. The report's upload_seconds is then the load vector's assembly,
+    /// download_seconds the error's measure (and x's download). Throws input_error if the last
+    /// setup was not a case's.
+    FastDirectCaseReport solve_case(std::vector<double>* x = nullptr, const StepCallback& on_step = {});
 
     const FastDirectOptions& options() const { return options_; }
     BackendKind backend() const { return backend_; }  ///< the backend in use (never automatic)
@@ -220,6 +237,8 @@ private:
     FastAxis axis_ = FastAxis::automatic;
     FastTransform transform_ = FastTransform::automatic;
     TensorMesh mesh_;  ///< of the last setup
+    /// The case's problem when the last setup was setup(CaseSpec, level), for solve_case().
+    std::optional<PolynomialProblem> case_problem_;
     /// Shared with the CPU engine; with the CUDA engine assembled by matrix() when asked.
     mutable std::shared_ptr<const NineBands<double>> matrix_;
     std::unique_ptr<fast_direct::Engine> engine_;

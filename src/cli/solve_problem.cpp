@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
 #include <utility>
 
 namespace adimg::cli {
@@ -71,13 +72,14 @@ public:
         return print_error(relative_l2_error(mesh_, exact_, x));
     }
 
-    std::vector<double> load() override {
-        const auto start = std::chrono::steady_clock::now();
-        std::vector<double> b = assemble_load(mesh_, exact_);
-        preparation_seconds += seconds_since(start);
-        return b;
+    void setup(FastDirectSolver& solver) override { solver.setup(spec_, level); }
+
+    FastDirectReport solve(FastDirectSolver& solver, bool keep_x, std::vector<double>& x,
+                           std::pair<const char*, double>& accuracy) override {
+        const FastDirectCaseReport solved = solver.solve_case(keep_x ? &x : nullptr);
+        accuracy = print_error(solved.relative_l2_error);
+        return solved.report;
     }
-    const TensorMesh* mesh() const override { return &mesh_; }
 
 private:
     static std::pair<const char*, double> print_error(double error) {
@@ -122,8 +124,10 @@ public:
 
     void setup(Solver& solver) override { solver.setup(A_); }
 
-    std::vector<double> load() override { return b_; }
-    const TensorMesh* mesh() const override { return nullptr; }
+    void setup(FastDirectSolver&) override { throw std::logic_error("--solver fast-direct with --matrix"); }
+    FastDirectReport solve(FastDirectSolver&, bool, std::vector<double>&, std::pair<const char*, double>&) override {
+        throw std::logic_error("--solver fast-direct with --matrix");
+    }
 
     SolveReport solve(Solver& solver, bool, std::vector<double>& x, const StepCallback& on_step,
                       std::pair<const char*, double>& accuracy) override {

@@ -6,6 +6,7 @@
 
 #include "cli_options.hpp"
 
+#include <adimg/fast_direct.hpp>
 #include <adimg/problems.hpp>
 #include <adimg/solver.hpp>
 
@@ -46,10 +47,12 @@ public:
                               std::pair<const char*, double>& accuracy) = 0;
     /// Prints the accuracy of x; returns its JSON key and value.
     virtual std::pair<const char*, double> accuracy(const std::vector<double>& x) const = 0;
-    /// The right-hand side on the host (a case's load vector, assembled here).
-    virtual std::vector<double> load() = 0;
-    /// A case's finest mesh (for the fast direct solver); nullptr for a matrix file.
-    virtual const TensorMesh* mesh() const = 0;
+    /// The fast direct solver's setup and solve, as setup(Solver&) and solve(Solver&, ...) are
+    /// the multigrid solver's: a case's load vector assembled and its error measured where the
+    /// solve runs. Only a case has them (check_ignored_options refuses --matrix with fast-direct).
+    virtual void setup(FastDirectSolver& solver) = 0;
+    virtual FastDirectReport solve(FastDirectSolver& solver, bool keep_x, std::vector<double>& x,
+                                   std::pair<const char*, double>& accuracy) = 0;
 
     std::string kind;  ///< "case" or "matrix": the JSON key of `name`
     std::string name;  ///< the case's name, or the matrix file

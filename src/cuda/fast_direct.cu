@@ -1,5 +1,6 @@
 // The fast direct solve on the GPU (include/adimg/fast_direct.hpp states the method): sine
-// transforms by cuFFT (fast_direct_sine.cuh), eigenvector transforms by cuBLAS, the line systems
+// transforms by cuFFT (fast_direct_sine.cuh), eigenvector transforms by cuBLAS (both loaded when
+// first needed and called through cuda_libraries.cuh), the line systems
 // by the line solvers of src/lines (fast_direct_lines.cuh), the refinement loop by the CUDA
 // backend (src/fast_direct/engine.hpp) with the defect computed from the element widths
 // (fast_direct_defect.cuh).
@@ -15,6 +16,7 @@
 // and the edge nodes copied from the input.
 
 #include "cuda_backend.cuh"
+#include "cuda_libraries.cuh"
 #include "fast_direct_defect.cuh"
 #include "fast_direct_lines.cuh"
 #include "fast_direct_memory.cuh"
@@ -25,8 +27,6 @@
 
 #include <adimg/error.hpp>
 
-#include <cublas_v2.h>
-
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -36,7 +36,7 @@ namespace {
 
 void cublas_check(cublasStatus_t status, const char* call) {
     if (status != CUBLAS_STATUS_SUCCESS)
-        throw device_error(std::string(call) + " failed: " + cublasGetStatusString(status));
+        throw device_error(std::string(call) + " failed: " + cuda_libraries::cublas().status_string(status));
 }
 #define ADIMG_CUBLAS_CHECK(call) cublas_check((call), #call)
 
@@ -74,12 +74,13 @@ public:
             sine_.emplace(nt_, nl_, be_.stream());
         } else {
             vectors_ = host_to_device(plan.modes.vectors, be_.stream());
-            ADIMG_CUBLAS_CHECK(cublasCreate(&blas_));
-            ADIMG_CUBLAS_CHECK(cublasSetStream(blas_, be_.stream()));
+            blas_library_ = &cuda_libraries::cublas();
+            ADIMG_CUBLAS_CHECK(blas_library_->create(&blas_));
+            ADIMG_CUBLAS_CHECK(blas_library_->set_stream(blas_, be_.stream()));
         }
     }
     ~CudaTransform() {
-        if (blas_) cublasDestroy(blas_);
+        if (blas_) blas_library_->destroy(blas_);
     }
     CudaTransform(const CudaTransform&) = delete;
     CudaTransform& operator=(const CudaTransform&) = delete;
@@ -102,14 +103,14 @@ public:
             // The interior of the grid is B, x fastest with leading dimension mx: nt x nl along x
             // (lines = B^T V), nl x nt along y (lines = B V).
             const double one = 1.0, zero = 0.0;
-            ADIMG_CUBLAS_CHECK(cublasDgemm(blas_, along_x_ ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, nl_, nt_, nt_, &one,
+            ADIMG_CUBLAS_CHECK(blas_library_->dgemm(blas_, along_x_ ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, nl_, nt_, nt_, &one,
                                            interior_in, mx_, vectors_.data(), nt_, &zero, lines_.data(), nl_));
             solve_lines_(launch, be_.lines(), lines_.data());
             if (along_x_)  // B = V lines^T
-                ADIMG_CUBLAS_CHECK(cublasDgemm(blas_, CUBLAS_OP_N, CUBLAS_OP_T, nt_, nl_, nt_, &one, vectors_.data(), nt_,
+                ADIMG_CUBLAS_CHECK(blas_library_->dgemm(blas_, CUBLAS_OP_N, CUBLAS_OP_T, nt_, nl_, nt_, &one, vectors_.data(), nt_,
                                                lines_.data(), nl_, &zero, interior_out, mx_));
             else  // B = lines V^T
-                ADIMG_CUBLAS_CHECK(cublasDgemm(blas_, CUBLAS_OP_N, CUBLAS_OP_T, nl_, nt_, nt_, &one, lines_.data(), nl_,
+                ADIMG_CUBLAS_CHECK(blas_library_->dgemm(blas_, CUBLAS_OP_N, CUBLAS_OP_T, nl_, nt_, nt_, &one, lines_.data(), nl_,
                                                vectors_.data(), nt_, &zero, interior_out, mx_));
         }
         const int edges = 2 * mx_ + 2 * (my_ - 2);
@@ -124,7 +125,8 @@ private:
     ModeLineSolver solve_lines_;
     std::optional<SineTransform> sine_;  ///< sine only
     DeviceVector<double> vectors_;       ///< eigen: V, nt x nt
-    cublasHandle_t blas_ = nullptr;      ///< eigen only
+    const cuda_libraries::Cublas* blas_library_ = nullptr;  ///< eigen only
+    cublasHandle_t blas_ = nullptr;                          ///< eigen only
 };
 
 /// The refinement's defect on the device, each row formed from the mesh's widths.

@@ -11,13 +11,12 @@
 // writes coalesce whichever stride is 1: the transposes between the grid, the FFT's rows and
 // the lines of the modes cost no pass of their own.
 
+#include "cuda_libraries.cuh"
 #include "device_memory.cuh"
 #include "launcher.cuh"
 #include "kernels/launch.cuh"
 
 #include <adimg/error.hpp>
-
-#include <cufft.h>
 
 #include <cstddef>
 #include <string>
@@ -81,21 +80,30 @@ static __global__ void sine_take(const cufftDoubleComplex* __restrict__ spectrum
 }
 
 /// RODFT00 along t of nt x nl values, from one layout into another, by one batched D2Z of
-/// length 2 (nt + 1) over the nl line positions. The plan and its buffers are made once.
+/// length 2 (nt + 1) over the nl line positions. The plan, its work area and the buffers are
+/// made once; cuFFT is called through cuda_libraries::cufft().
 class SineTransform {
 public:
     SineTransform(int nt, int nl, cudaStream_t stream)
-        : nt_(nt),
+        : fft_(cuda_libraries::cufft()),
+          nt_(nt),
           nl_(nl),
           extended_(static_cast<std::size_t>(2) * (nt + 1) * nl, Uninitialised{}),
           spectrum_(static_cast<std::size_t>(nt + 2) * nl, Uninitialised{}) {
-        int length = 2 * (nt + 1);
-        check(cufftPlanMany(&plan_, 1, &length, nullptr, 1, length, nullptr, 1, nt + 2, CUFFT_D2Z, nl), "cufftPlanMany");
+        check(fft_.create(&plan_), "cufftCreate");
         made_ = true;
-        check(cufftSetStream(plan_, stream), "cufftSetStream");
+        // The work area is allocated here, as the other buffers are, rather than by cuFFT.
+        check(fft_.set_auto_allocation(plan_, 0), "cufftSetAutoAllocation");
+        int length = 2 * (nt + 1);
+        std::size_t work_bytes = 0;
+        check(fft_.make_plan_many(plan_, 1, &length, nullptr, 1, length, nullptr, 1, nt + 2, CUFFT_D2Z, nl, &work_bytes),
+              "cufftMakePlanMany");
+        work_ = DeviceVector<unsigned char>(work_bytes, Uninitialised{});
+        check(fft_.set_work_area(plan_, work_.data()), "cufftSetWorkArea");
+        check(fft_.set_stream(plan_, stream), "cufftSetStream");
     }
     ~SineTransform() {
-        if (made_) cufftDestroy(plan_);
+        if (made_) fft_.destroy(plan_);
     }
     SineTransform(const SineTransform&) = delete;
     SineTransform& operator=(const SineTransform&) = delete;
@@ -104,7 +112,7 @@ public:
     void operator()(Launcher& launch, const double* in, Strided in_layout, double* out, Strided out_layout) {
         const dim3 tiles((nt_ + sine_tile) / sine_tile, (nl_ + sine_tile - 1) / sine_tile), threads(sine_tile, sine_tile_rows);
         launch("sine_extend kernel", sine_extend, tiles, threads, 0, in, in_layout, nt_, nl_, extended_.data());
-        check(cufftExecD2Z(plan_, extended_.data(), spectrum_.data()), "cufftExecD2Z");
+        check(fft_.exec_d2z(plan_, extended_.data(), spectrum_.data()), "cufftExecD2Z");
         launch("sine_take kernel", sine_take, tiles, threads, 0, spectrum_.data(), nt_, nl_, out, out_layout);
     }
 
@@ -115,9 +123,11 @@ private:
                                (status == CUFFT_ALLOC_FAILED ? " (out of device memory: use a lower level)" : ""));
     }
 
+    const cuda_libraries::Cufft& fft_;
     int nt_, nl_;
     DeviceVector<double> extended_;              ///< the odd extensions, 2 (nt + 1) per line position
     DeviceVector<cufftDoubleComplex> spectrum_;  ///< nt + 2 entries per line position
+    DeviceVector<unsigned char> work_;           ///< cuFFT's work area
     cufftHandle plan_ = 0;
     bool made_ = false;
 };

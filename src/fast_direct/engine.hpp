@@ -35,6 +35,12 @@ public:
     /// b and x hold the grid's rows; x receives the solution (b is read before x is written).
     virtual FastDirectReport solve(const double* b, double* x, const FastDirectOptions& options,
                                    const StepCallback& on_step) = 0;
+    /// The same for the built-in problem on the mesh of the last setup: b assembled and the
+    /// relative L2 error (into `error`) measured where the solve runs; x, if not null, receives
+    /// the solution.
+    virtual FastDirectReport solve_problem(const TensorMesh& mesh, const PolynomialProblem& problem, double* x,
+                                           double& error, const FastDirectOptions& options,
+                                           const StepCallback& on_step) = 0;
     virtual std::string device_name() const = 0;
     /// How the transform and the lines are computed, e.g. "FFTW", "Thomas".
     virtual std::string transform_name() const = 0;
@@ -47,7 +53,7 @@ std::unique_ptr<Engine> make_cpu_engine();
 std::unique_ptr<Engine> make_cuda_engine();
 
 /// The engine of a backend (src/cpu/cpu_backend.hpp, src/cuda/cuda_backend.cuh: vectors, norm2,
-/// axpy, upload, download), its Transform, constructed from the backend and the plan, which
+/// axpy, upload, download, assemble_load, relative_l2_error), its Transform, constructed from the backend and the plan, which
 /// applies out = P in on backend vectors of all the grid's rows, and its Defect, constructed from
 /// the backend, the mesh and the assembled matrix (which it may ignore), which computes
 /// d = b - A x by difference_defect().
@@ -83,18 +89,19 @@ public:
 
     FastDirectReport solve(const double* b, double* x, const FastDirectOptions& options,
                            const StepCallback& on_step) override {
-        using clock = std::chrono::steady_clock;
-        auto since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
-        FastDirectReport report;
-        const auto uploading = clock::now();
-        be_.upload(b, b_.size(), b_);
-        report.upload_seconds = since(uploading);
-        if (singular_) balance(options);
-        refine(options, on_step, report);
-        const auto downloading = clock::now();
-        be_.download(x_, x);
-        report.download_seconds = since(downloading);
-        return report;
+        auto load = [&] { be_.upload(b, b_.size(), b_); };
+        auto finish = [&] { be_.download(x_, x); };
+        return solve_with(load, finish, options, on_step);
+    }
+
+    FastDirectReport solve_problem(const TensorMesh& mesh, const PolynomialProblem& problem, double* x, double& error,
+                                   const FastDirectOptions& options, const StepCallback& on_step) override {
+        auto load = [&] { be_.assemble_load(mesh, problem, b_); };
+        auto finish = [&] {
+            error = be_.relative_l2_error(mesh, problem, x_);
+            if (x) be_.download(x_, x);
+        };
+        return solve_with(load, finish, options, on_step);
     }
 
     std::string device_name() const override { return be_.name(); }
@@ -102,6 +109,25 @@ public:
     std::string line_solver_name() const override { return transform_->line_solver_name(); }
 
 private:
+    /// The solve of solve() and solve_problem(): load() fills b_, the transform solve and the
+    /// refinement follow, finish() takes x_. Their times are the report's upload and download.
+    template <class Load, class Finish>
+    FastDirectReport solve_with(Load&& load, Finish&& finish, const FastDirectOptions& options,
+                                const StepCallback& on_step) {
+        using clock = std::chrono::steady_clock;
+        auto since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
+        FastDirectReport report;
+        const auto loading = clock::now();
+        load();
+        report.upload_seconds = since(loading);
+        if (singular_) balance(options);
+        refine(options, on_step, report);
+        const auto finishing = clock::now();
+        finish();
+        report.download_seconds = since(finishing);
+        return report;
+    }
+
     double defect() {
         (*defect_)(b_, x_, d_);
         return be_.norm2(d_);

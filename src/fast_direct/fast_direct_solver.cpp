@@ -89,6 +89,7 @@ void FastDirectSolver::setup(const TensorMesh& mesh, const FastDirectEdges& edge
         backend = BackendKind::cpu;
         notice_ = "note: Neumann edges are solved on the CPU; running on the CPU backend";
     }
+    case_problem_.reset();
     fast_direct::Plan plan = fast_direct::make_plan(mesh, edges, options_);
     const FastAxis axis = plan.axis;
     const FastTransform transform = plan.transform;
@@ -113,6 +114,11 @@ void FastDirectSolver::setup(const TensorMesh& mesh, const FastDirectEdges& edge
     ++setups_;
 }
 
+void FastDirectSolver::setup(const CaseSpec& spec, int level) {
+    setup(spec.mesh(level));
+    case_problem_ = PolynomialProblem{spec.x.length, spec.y.length};
+}
+
 void FastDirectSolver::setup(std::vector<double> widths_x, std::vector<double> widths_y) {
     setup(TensorMesh{Mesh1D{std::move(widths_x)}, Mesh1D{std::move(widths_y)}});
 }
@@ -134,6 +140,20 @@ FastDirectReport FastDirectSolver::solve(const double* b, double* x, const StepC
     report.solve_seconds = seconds_since(start);
     ++solves_;
     return report;
+}
+
+FastDirectCaseReport FastDirectSolver::solve_case(std::vector<double>* x, const StepCallback& on_step) {
+    if (!ready_ || !case_problem_)
+        throw input_error("solve_case: the last setup was not a case's; call setup(case, level) first, or solve(b, x) "
+                          "for a right-hand side of your own");
+    if (x) x->resize(rows_);
+    const auto start = std::chrono::steady_clock::now();
+    FastDirectCaseReport out;
+    out.report = engine_->solve_problem(mesh_, *case_problem_, x ? x->data() : nullptr, out.relative_l2_error, options_,
+                                        on_step);
+    out.report.solve_seconds = seconds_since(start);
+    ++solves_;
+    return out;
 }
 
 const NineBands<double>& FastDirectSolver::matrix() const {

@@ -6,6 +6,7 @@
 
 #include "../compare.hpp"
 #include "../discrete_l2_errors.hpp"
+#include "../fast_direct_case_solve.hpp"
 
 #include <adimg/fast_direct.hpp>
 #include <adimg/io.hpp>
@@ -201,4 +202,23 @@ TEST_CASE("Fast direct on the GPU: refinement with the exact defect, as on the C
     CHECK(gpu.refinement_steps >= 1);
     CHECK(gpu.refinement_steps == cpu.refinement_steps);
     CHECK(relative_max_difference(x, direct_solve(assemble_stiffness(mesh), b)) < 1e-10);
+}
+
+TEST_CASE("Fast direct on the GPU: solve_case assembles b and measures the L2 error on the device, as solve() on the "
+          "host's b",
+          "[gpu][fast_direct]") {
+    for (const char* name : {"U1", "A2", "A5"}) {
+        INFO(name);
+        FastDirectSolver solver(on(BackendKind::cuda));
+        const adimg_test::CaseSolves s = adimg_test::solve_case_both_ways(solver, name, 7);
+        const double error = s.host_error;
+        INFO("solve_case " << s.on_backend.relative_l2_error << ", solve " << error << ", x differs by "
+                           << relative_max_difference(s.x_case, s.x));
+        CHECK(s.on_backend.report.ok());
+        CHECK(s.on_backend.report.refinement_steps == s.on_host.refinement_steps);
+        // The device's error measure of x_case, and the solve of the host's b.
+        CHECK(std::abs(s.on_backend.relative_l2_error - s.x_case_error) <= 1e-12 * error);
+        CHECK(std::abs(s.on_backend.relative_l2_error - error) <= 1e-12 * error);
+        CHECK(solver.solve_case().relative_l2_error == s.on_backend.relative_l2_error);
+    }
 }
