@@ -43,6 +43,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <exception>
+#include <filesystem>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -210,16 +212,9 @@ std::string json_string(const std::string& text) {
     return out + "\"";
 }
 
-void write_file(const std::string& path, const std::string& text) {
-    FILE* f = std::fopen(path.c_str(), "w");
-    if (!f) throw input_error("cannot write " + path);
-    std::fputs(text.c_str(), f);
-    std::fclose(f);
-}
-
 }  // namespace
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
     std::vector<std::string> cases = {"U1", "A2", "A5"};
     std::vector<int> levels = {9};
     std::vector<std::string> mg_configs = {"mixed:adi", "mixed:jacobi", "mixed:gauss-seidel", "double:adi"};
@@ -259,6 +254,7 @@ int main(int argc, char** argv) {
         throw input_error("--against must be cholesky, multigrid, refined or none");
     options.backend = parse_backend(backend);
     const bool multigrid = against == "multigrid";
+    if (!out_dir.empty()) std::filesystem::create_directories(out_dir);  // a bad folder fails before the rows run
 
     // The CUDA context and the libraries' loading (cuFFT and cuBLAS, opened by the first setup
     // that needs them) before the rows, printed apart; each row's fast direct setup is timed
@@ -416,8 +412,17 @@ int main(int argc, char** argv) {
     }
     json += "\n  ]\n}\n";
     if (!out_dir.empty()) {
-        write_file(out_dir + "/fast-direct.md", text);
-        write_file(out_dir + "/fast-direct.json", json);
+        write_text_file(std::filesystem::path(out_dir) / "fast-direct.md", text);
+        write_text_file(std::filesystem::path(out_dir) / "fast-direct.json", json);
     }
     return 0;
+}
+
+int main(int argc, char** argv) {
+    try {
+        return run(argc, argv);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "fast_direct_bench: %s\n", e.what());
+        return 1;
+    }
 }

@@ -88,7 +88,9 @@ public:
     /// A built-in or case-file problem on refinement level `level`, every level rediscretized;
     /// each rank assembles the strips it owns.
     void setup(const CaseSpec& problem, int level);
-    /// A user's matrix, the same on every rank, with its Galerkin coarse levels.
+    /// A user's matrix, the same on every rank, with its Galerkin coarse levels. Its four edges
+    /// must be Dirichlet edges whose rows hold only their diagonal: a natural edge or row-only
+    /// Dirichlet rows (grid.hpp) are an input_error on every rank (adimg::Solver takes them).
     void setup(const GridMatrix& A);
     /// A user's matrix given in rows: each rank passes the rows that rows_for(grid) names, as
     /// nine bands of grid.mx() x rows_for(grid).count nodes (couplings to the rows above and below

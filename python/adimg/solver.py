@@ -40,10 +40,12 @@ class Solver:
             arrays are always x-fastest.
     symmetry_tolerance  the largest accepted |a_pq - a_qp| / max(|a_pq|, |a_qp|).
 
-    The matrix must be symmetric positive definite, and every edge node a Dirichlet node: its
-    row holds only its diagonal and no interior row couples into it (eliminate known boundary
-    values from the interior equations). Bad input raises InputError (a ValueError) naming the
-    first offending row and what to do.
+    The matrix must be symmetric, positive definite or pure Neumann (singular with the constant
+    null vector: solve() then returns the solution of zero mean). Each edge is a Dirichlet edge
+    (its rows hold only their diagonal; interior rows may still couple into them, as scikit-fem's
+    enforce() leaves them, and b is lifted at each solve) or a natural edge (Neumann, Robin: its
+    nodes are unknowns), read from the matrix. Bad input raises InputError (a ValueError) naming
+    the first offending row and what to do.
 
     Options are keyword arguments, named and checked by the library's option table
     (adimg.option_table()):

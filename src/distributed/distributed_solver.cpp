@@ -78,6 +78,15 @@ void DistributedSolver::setup(const CaseSpec& problem, int level) {
 }
 
 void DistributedSolver::setup(const GridMatrix& A) {
+    // The strips' transfers, lines and coarsest grid assume Dirichlet nodes on all four edges.
+    const NaturalEdges natural = A.natural_edges();
+    if (natural.any() || !A.eliminated().empty())
+        throw input_error(std::string("setup: the distributed solver takes matrices with Dirichlet edges on all four sides "
+                                      "(symmetric rows, boundary rows holding only their diagonal); this one has ") +
+                          (natural.any() ? (natural.all() ? "natural edges on all four sides" : "a natural (Neumann or Robin) edge")
+                                         : "Dirichlet rows whose couplings stay in the other rows (row-only enforcement)") +
+                          ": solve it with adimg::Solver on one GPU or the CPU, which takes natural edges and row-only "
+                          "Dirichlet rows");
     const Hierarchy hierarchy = galerkin_hierarchy(A, coarsest_level(A.grid(), state_->options));
     state_->lay_out(hierarchy);
     state_->engine->setup(hierarchy);

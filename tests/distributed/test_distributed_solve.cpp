@@ -1,6 +1,7 @@
 // DistributedSolver on CPU ranks against the serial Solver (CPU backend): the same iteration
 // counts and the same relative L2 error to 1e-10 (relative), on 1 to 4 ranks.
 
+#include "../boundary_problems.hpp"
 #include "solve_checks.hpp"
 
 namespace {
@@ -59,6 +60,24 @@ TEST_CASE("a user's matrix (Galerkin levels), whole or in each rank's rows, solv
         INFO((setup == Setup::rows ? "each rank's rows" : "the whole matrix"));
         check_same(expected, distributed(spec, 7, with(), setup), Precision::mixed);
     }
+}
+
+TEST_CASE("a matrix with a natural edge or row-only Dirichlet rows is refused, saying which solver takes it", "[mpi]") {
+    using adimg_test::assemble;
+    using adimg_test::EdgeCondition;
+    constexpr EdgeCondition D = EdgeCondition::dirichlet, N = EdgeCondition::neumann;
+    const adimg_test::FemMesh mesh = adimg_test::deformed_mesh(4);
+    DistributedSolver solver(MPI_COMM_WORLD);
+    const GridMatrix neumann = GridMatrix::from_eigen(mesh.grid, assemble(mesh, {D, N, D, D}).A);
+    CHECK_THROWS_WITH(solver.setup(neumann), Catch::Contains("a natural (Neumann or Robin) edge") &&
+                                                 Catch::Contains("adimg::Solver"));
+    const GridMatrix pure = GridMatrix::from_eigen(mesh.grid, assemble(mesh, {N, N, N, N}).A);
+    CHECK_THROWS_WITH(solver.setup(pure), Catch::Contains("natural edges on all four sides"));
+    const GridMatrix row_only = GridMatrix::from_eigen(mesh.grid, assemble(mesh, {D, D, D, D}, true).A);
+    REQUIRE_FALSE(row_only.eliminated().empty());
+    CHECK_THROWS_WITH(solver.setup(row_only), Catch::Contains("row-only"));
+    // The same matrix with its couplings removed from the Dirichlet rows' columns too is taken.
+    CHECK_NOTHROW(solver.setup(GridMatrix::from_eigen(mesh.grid, assemble(mesh, {D, D, D, D}).A)));
 }
 
 TEST_CASE("other settings run through the same operations: flexible CG outside, PCG on the coarsest grid", "[mpi]") {
