@@ -45,6 +45,14 @@ TEST_CASE("CLI exit code 1: a solve that does not converge (single precision, U1
     CHECK(r.output.find("status stagnated") != std::string::npos);
 }
 
+TEST_CASE("CLI --version prints the project's version and exits 0", "[cli]") {
+    if (!have_cli()) return;
+    const Result r = run_cli("--version");
+    INFO(r.output);
+    CHECK(r.status == 0);
+    CHECK(r.output.find(std::string("adimg ") + ADIMG_TEST_VERSION) != std::string::npos);
+}
+
 TEST_CASE("CLI exit code 2: bad input names the problem", "[cli]") {
     if (!have_cli()) return;
     struct Case {

@@ -28,7 +28,7 @@ constexpr const char* usage =
     "  assemble   write a case's matrix and right-hand side in Matrix Market format\n"
     "  solve      solve a case (multigrid or direct) and print the relative L2 error\n"
     "\n"
-    "`adimg COMMAND --help` lists the options of a command.";
+    "`adimg COMMAND --help` lists the options of a command; `adimg --version` prints the version.";
 
 /// `status`, or 3 if what the command printed could not be written (stdout on a full disk or
 /// /dev/full): a report that was lost is a failure too.
@@ -72,6 +72,10 @@ int main(int argc, char** argv) {
     if (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h" || std::string(argv[1]) == "help") {
         std::cout << usage << "\n";
         return 0;
+    }
+    if (std::string(argv[1]) == "--version") {
+        std::cout << "adimg " << ADIMG_VERSION << "\n";
+        return checked_standard_output("--version", 0);
     }
     const std::string command = argv[1];
     const std::vector<std::string> args(argv + 2, argv + argc);

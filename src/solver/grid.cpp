@@ -176,13 +176,14 @@ const char* const edge_contract =
     "coupling and adimg eliminates it) or as a natural edge (Neumann or Robin: its rows are equations like the "
     "interior ones, symmetric)";
 
-/// A sum of doubles with Neumaier's compensation: accurate to about 2 eps times the sum of the
-/// magnitudes, however many terms.
+/// A sum of doubles with compensation: accurate to about 2 eps times the sum of the magnitudes,
+/// however many terms. Each addition's rounding error is found exactly by Knuth's two-sum, which
+/// needs no branch, so that several sums in a loop proceed side by side.
 struct CompensatedSum {
     double sum = 0.0, correction = 0.0;
     void add(double v) {
-        const double t = sum + v;
-        correction += std::abs(sum) >= std::abs(v) ? (sum - t) + v : (v - t) + sum;
+        const double t = sum + v, from_v = t - sum;
+        correction += (sum - (t - from_v)) + (v - from_v);
         sum = t;
     }
     double value() const { return sum + correction; }
@@ -213,51 +214,90 @@ bool check_positive_definite(const NineBands<double>& A) {
     // The unknowns: i in i0..i1, j in j0..j1.
     const int i0 = A.natural.west ? 0 : 1, i1 = A.natural.east ? mx - 1 : mx - 2;
     const int j0 = A.natural.south ? 0 : 1, j1 = A.natural.north ? my - 1 : my - 2;
-    // One pass over the interior rows, in one contiguous range of rows per thread: each thread
-    // counts its minors (the first is the first of the lowest range that has one) and sums each
-    // band's interior couplings for the sign patterns below (v_p v_q depends only on the band:
-    // (-1)^dx for v = (-1)^i, ...).
+    // The 2 x 2 minor of unknowns p and q = p + (dx, dy), for the couplings k > C (east and the row
+    // above), from sqrt(a_pp) of rows j and j + 1.
+    auto minor_fails = [&](const double* roots, const double* roots_above, const double* a, int k, int i) {
+        const double* roots_q = band_dy(k) == 0 ? roots : roots_above;
+        return std::abs(a[i]) >= roots[i] * roots_q[i + band_dx(k)];
+    };
+    // One pass over the rows of unknowns, one contiguous range of rows per thread, band by band
+    // along each row: each thread counts the failing minors and sums each band's couplings among
+    // the unknowns for the sign patterns below (v_p v_q depends only on the band: (-1)^dx for
+    // v = (-1)^i, ...), in four interleaved sums per band.
+    constexpr int lanes = 4;
     struct Part {
         long long minors = 0;
-        std::size_t p = 0;
-        int k = 0;
-        CompensatedSum band_sums[9], magnitude;
+        CompensatedSum band_sums[9][lanes];
+        double magnitude[lanes] = {};
     };
     std::vector<Part> parts(static_cast<std::size_t>(omp_get_max_threads()));
+    auto roots_of_row = [&](int j, std::vector<double>& roots) {
+        for (int i = 0; i < mx; ++i) roots[i] = std::sqrt(A(C, static_cast<std::size_t>(j) * mx + i));
+    };
 #pragma omp parallel
     {
         Part& part = parts[static_cast<std::size_t>(omp_get_thread_num())];
+        std::vector<double> roots(mx), roots_above(mx);
+        int previous = -2;
 #pragma omp for schedule(static)
-        for (int j = j0; j <= j1; ++j)
-            for (int i = i0; i <= i1; ++i) {
-                const std::size_t p = static_cast<std::size_t>(j) * mx + i;
-                for (int k = 0; k < 9; ++k) {
-                    const int qi = i + band_dx(k), qj = j + band_dy(k);
-                    if (qi < i0 || qi > i1 || qj < j0 || qj > j1) continue;
-                    part.band_sums[k].add(A(k, p));
-                    part.magnitude.add(std::abs(A(k, p)));
-                    const std::size_t q = static_cast<std::size_t>(qj) * mx + qi;
-                    if (k > C && std::abs(A(k, p)) >= std::sqrt(A(C, p)) * std::sqrt(A(C, q)) && part.minors++ == 0) {
-                        part.p = p;
-                        part.k = k;
+        for (int j = j0; j <= j1; ++j) {
+            if (previous == j - 1) std::swap(roots, roots_above);  // row j's roots, made as the row above
+            else roots_of_row(j, roots);
+            if (j < j1) roots_of_row(j + 1, roots_above);
+            previous = j;
+            for (int k = 0; k < 9; ++k) {
+                if (j + band_dy(k) < j0 || j + band_dy(k) > j1) continue;
+                const int lo = std::max(i0, i0 - band_dx(k)), hi = std::min(i1, i1 - band_dx(k));
+                const double* a = &A(k, static_cast<std::size_t>(j) * mx);
+                CompensatedSum* sums = part.band_sums[k];
+                int i = lo;
+                for (; i + lanes - 1 <= hi; i += lanes)
+                    for (int l = 0; l < lanes; ++l) {
+                        sums[l].add(a[i + l]);
+                        part.magnitude[l] += std::abs(a[i + l]);
                     }
+                for (; i <= hi; ++i) {
+                    sums[0].add(a[i]);
+                    part.magnitude[0] += std::abs(a[i]);
                 }
+                if (k > C)
+                    for (i = lo; i <= hi; ++i) part.minors += minor_fails(roots.data(), roots_above.data(), a, k, i);
             }
+        }
     }
     long long minors = 0;
-    std::size_t first_p = 0;
-    int first_k = 0;
-    CompensatedSum band_sums[9], magnitude;
+    CompensatedSum band_sums[9];
+    double magnitude = 0.0;
     for (const Part& part : parts) {
-        if (part.minors && minors == 0) {
-            first_p = part.p;
-            first_k = part.k;
-        }
         minors += part.minors;
-        for (int k = 0; k < 9; ++k) band_sums[k].add(part.band_sums[k].value());
-        magnitude.add(part.magnitude.value());
+        for (int k = 0; k < 9; ++k)
+            for (const CompensatedSum& lane : part.band_sums[k]) {
+                band_sums[k].add(lane.sum);
+                band_sums[k].add(lane.correction);
+            }
+        for (double m : part.magnitude) magnitude += m;
     }
     if (minors) {
+        // The first failing pair in row order, found again serially: this is the error path.
+        std::size_t first_p = 0;
+        int first_k = 0;
+        bool found = false;
+        std::vector<double> roots(mx), roots_above(mx);
+        for (int j = j0; j <= j1 && !found; ++j) {
+            roots_of_row(j, roots);
+            if (j < j1) roots_of_row(j + 1, roots_above);
+            const std::size_t row = static_cast<std::size_t>(j) * mx;
+            for (int i = i0; i <= i1 && !found; ++i)
+                for (int k = C + 1; k < 9; ++k) {
+                    const int qi = i + band_dx(k), qj = j + band_dy(k);
+                    if (qi < i0 || qi > i1 || qj > j1 || !minor_fails(roots.data(), roots_above.data(), &A(k, row), k, i))
+                        continue;
+                    first_p = row + i;
+                    first_k = k;
+                    found = true;
+                    break;
+                }
+        }
         const std::size_t q = first_p + static_cast<std::size_t>(band_dy(first_k) * mx + band_dx(first_k));
         throw input_error("matrix: not positive definite (indefinite or singular): " + d.row(first_p) + " and row " +
                           std::to_string(q) + " couple with " + format(A(first_k, first_p)) + " (" +
@@ -275,7 +315,7 @@ bool check_positive_definite(const NineBands<double>& A) {
                                 {"v = (-1)^i", true, false},
                                 {"v = (-1)^j", false, true},
                                 {"v = (-1)^(i+j)", true, true}};
-    const double scale = magnitude.value();
+    const double scale = magnitude;
     bool singular = false;
     for (const Pattern& pattern : patterns) {
         CompensatedSum form;
@@ -418,7 +458,6 @@ void GridMatrix::check_and_scale(const MatrixChecks& checks) {
         const int qi = i + band_dx(k), qj = j + band_dy(k);
         return qi >= 0 && qi < mx && qj >= 0 && qj < my;
     };
-    auto is_edge = [&](int i, int j) { return on_boundary(i, j, mx, my); };
     auto neighbour = [&](std::size_t p, int k) {
         return static_cast<std::size_t>(static_cast<long long>(p) + static_cast<long long>(band_dy(k)) * mx +
                                         band_dx(k));
@@ -437,13 +476,14 @@ void GridMatrix::check_and_scale(const MatrixChecks& checks) {
     auto off_grid = [&](std::size_t p, int i, int j, int k) { return !on_grid(i, j, k) && A(k, p) != 0.0; };
     auto not_positive = [&](std::size_t p, int, int, int k) { return k == C && !(A(C, p) > 0.0); };
     // a_pq against a_qp = band 8 - k of row q, each pair once (k > C).
+    auto pair_differs = [&](double apq, double aqp, double app, double aqq) {
+        const double diff = std::abs(apq - aqp);
+        return diff > tol * std::max(std::abs(apq), std::abs(aqp)) && diff > noise * std::sqrt(app) * std::sqrt(aqq);
+    };
     auto differs = [&](std::size_t p, int i, int j, int k) {
         if (k <= C || !on_grid(i, j, k)) return false;
         const std::size_t q = neighbour(p, k);
-        const double apq = A(k, p), aqp = A(8 - k, q);
-        const double diff = std::abs(apq - aqp);
-        return diff > tol * std::max(std::abs(apq), std::abs(aqp)) &&
-               diff > noise * std::sqrt(A(C, p)) * std::sqrt(A(C, q));
+        return pair_differs(A(k, p), A(8 - k, q), A(C, p), A(C, q));
     };
     // A pair where one of the two rows holds only its diagonal is a Dirichlet row whose column was
     // left in the matrix (row-only enforcement): eliminated below. Any other difference breaks
@@ -490,9 +530,36 @@ void GridMatrix::check_and_scale(const MatrixChecks& checks) {
             }
         return all;
     };
+    // Whether any entry breaks a check, band by band along each row: the common valid matrix is
+    // read once in this order, and only a matrix with offenders is scanned again row by row for
+    // the first of each kind and their counts.
+    auto any_breaks = [&] {
+        long long broken = 0;
+#pragma omp parallel for schedule(static) reduction(+ : broken)
+        for (int j = 0; j < my; ++j)
+            for (int k = 0; k < 9; ++k) {
+                const double* a = &A(k, static_cast<std::size_t>(j) * mx);
+                // Along the row, band k reaches the grid for i in lo..hi (none if its row is off).
+                const bool row_on = j + band_dy(k) >= 0 && j + band_dy(k) < my;
+                const int lo = row_on ? std::max(0, -band_dx(k)) : mx, hi = row_on ? std::min(mx - 1, mx - 1 - band_dx(k)) : mx - 1;
+                for (int i = 0; i < mx; ++i) broken += !std::isfinite(a[i]);
+                for (int i = 0; i < lo; ++i) broken += a[i] != 0.0;
+                for (int i = hi + 1; i < mx; ++i) broken += a[i] != 0.0;
+                if (k == C)
+                    for (int i = 0; i < mx; ++i) broken += !(a[i] > 0.0);
+                if (k > C && row_on) {
+                    const std::size_t q0 = neighbour(static_cast<std::size_t>(j) * mx, k);
+                    const double *transposed = &A(8 - k, q0), *diagonal = &A(C, static_cast<std::size_t>(j) * mx),
+                                 *diagonal_q = &A(C, q0);
+                    for (int i = lo; i <= hi; ++i)
+                        broken += pair_differs(a[i], transposed[i], diagonal[i], diagonal_q[i]);
+                }
+            }
+        return broken != 0;
+    };
     // The pairs that differ are told apart (asymmetric or row-only) by a second pass, only where
     // there are any: the common symmetric matrix pays for one comparison per pair.
-    const auto found = scan_all(not_finite, off_grid, not_positive, differs);
+    const auto found = any_breaks() ? scan_all(not_finite, off_grid, not_positive, differs) : std::array<First, 4>{};
 
     if (const First f = found[0]; f.rows)
         throw input_error("matrix: " + d.row(f.p) + ", band " + band_names[f.k] + ": the entry is " +
@@ -539,9 +606,9 @@ void GridMatrix::check_and_scale(const MatrixChecks& checks) {
 
     // Dirichlet rows on the edge, a x_p = a g_p, become identity rows; solve() scales b with them.
     for (int j = 0; j < my; ++j)
-        for (int i = 0; i < mx; ++i) {
+        for (int i = 0; i < mx; i += (j == 0 || j == my - 1 || i == mx - 1) ? 1 : mx - 1) {  // the edge nodes
             const std::size_t p = static_cast<std::size_t>(j) * mx + i;
-            if (is_edge(i, j) && bands_(C, p) != 1.0 && diagonal_only(A, p)) {
+            if (bands_(C, p) != 1.0 && diagonal_only(A, p)) {
                 rhs_.scaled_rows.emplace_back(p, bands_(C, p));
                 bands_(C, p) = 1.0;
             }
