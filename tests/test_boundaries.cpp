@@ -194,6 +194,23 @@ TEST_CASE("Row-only Dirichlet rows (identity rows whose columns stay, as scikit-
     CHECK(A.defect_norm(row_only.b, x) <= 1e-9 * b_norm);
 }
 
+TEST_CASE("Dirichlet nodes carry their values exactly: x_q = b_q / a_qq, bit for bit, at the default 8 digits",
+          "[boundary]") {
+    const FemMesh mesh = deformed_mesh(6);
+    for (const bool row_only : {false, true})
+        for (const double diagonal : {1.0, 3.0}) {
+            INFO((row_only ? "row-only" : "symmetric") << " elimination, a_qq = " << diagonal);
+            const FemSystem system = assemble(mesh, {D, Nm, D, R}, row_only, diagonal);
+            std::vector<double> x;
+            REQUIRE(solve(mesh, system, x, SolverOptions{}).ok());
+            for (int j = 0; j < mesh.my; ++j)
+                for (int i = 0; i < mesh.mx; ++i) {
+                    const int q = j * mesh.mx + i;
+                    if (i == 0 || j == 0) CHECK(x[q] == system.b[q] / system.A.coeff(q, q));  // west and south
+                }
+        }
+}
+
 TEST_CASE("A Dirichlet point inside a Neumann edge, and scaled Dirichlet rows next to natural edges", "[boundary]") {
     const FemMesh mesh = deformed_mesh(6);
     const int point = (mesh.my / 2) * mesh.mx + mesh.mx - 1;  // the middle of the east edge

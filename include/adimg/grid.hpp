@@ -137,6 +137,9 @@ struct EliminatedCoupling {
 struct RightHandSideMap {
     std::vector<std::pair<std::size_t, double>> scaled_rows;  ///< (row p, a_pp as given)
     std::vector<EliminatedCoupling> eliminated;
+    /// Every edge row that holds only its diagonal, an identity row once scaled: the solution
+    /// there is the mapped b, which a solve sets exactly (no other row couples into it).
+    std::vector<std::size_t> dirichlet_rows;
     bool constant_null_space = false;
 
     /// False if apply() leaves every b as it is.
@@ -145,6 +148,8 @@ struct RightHandSideMap {
     /// constant null vector that was removed, relative to ||b||, where it exceeded the rounding
     /// of b's sum; 0 otherwise (and always without a null space).
     double apply(double* b, std::size_t n) const;
+    /// x_p = b_p on the Dirichlet rows, b mapped by apply(): the identity rows' exact solution.
+    void set_dirichlet_values(const double* mapped_b, double* x) const;
 };
 
 /// x -= mean(x) over its n values: the zero-mean (minimum-norm) representative of a pure Neumann

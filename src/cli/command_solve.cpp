@@ -174,12 +174,13 @@ std::vector<double> solve_fast_direct(Problem& problem, const SolverOptions& opt
     return x;
 }
 
-/// Sets the solver up for the problem and solves, printing the options, the levels, the
-/// convergence history (unless `quiet`), the status and the times.
+/// Sets the solver up for the problem and solves, printing the backend, the options, the levels
+/// and the convergence history (these three unless `quiet`), the status and the times.
 SolveReport solve_multigrid(Problem& problem, Solver& solver, bool quiet, bool keep_x, std::vector<double>& x,
                             Outcome& outcome) {
     if (!solver.notice().empty()) std::printf("%s\n", solver.notice().c_str());
-    std::printf("backend %s\n%s\n", solver.device_name().c_str(), describe(solver.options()).c_str());
+    std::printf("backend %s\n", solver.device_name().c_str());
+    if (!quiet) std::printf("%s\n", describe(solver.options()).c_str());
     {
         const Progress progress("setup (" + std::string(problem.galerkin ? "Galerkin" : "assembled") + " levels)");
         problem.setup(solver);

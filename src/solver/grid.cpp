@@ -608,11 +608,17 @@ void GridMatrix::check_and_scale(const MatrixChecks& checks) {
     for (int j = 0; j < my; ++j)
         for (int i = 0; i < mx; i += (j == 0 || j == my - 1 || i == mx - 1) ? 1 : mx - 1) {  // the edge nodes
             const std::size_t p = static_cast<std::size_t>(j) * mx + i;
-            if (bands_(C, p) != 1.0 && diagonal_only(A, p)) {
+            if (!diagonal_only(A, p)) continue;
+            rhs_.dirichlet_rows.push_back(p);
+            if (bands_(C, p) != 1.0) {
                 rhs_.scaled_rows.emplace_back(p, bands_(C, p));
                 bands_(C, p) = 1.0;
             }
         }
+}
+
+void RightHandSideMap::set_dirichlet_values(const double* mapped_b, double* x) const {
+    for (std::size_t p : dirichlet_rows) x[p] = mapped_b[p];
 }
 
 bool RightHandSideMap::changes_b() const { return !scaled_rows.empty() || !eliminated.empty() || constant_null_space; }

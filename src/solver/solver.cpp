@@ -163,6 +163,7 @@ SolveReport Solver::solve(const std::vector<double>& b, std::vector<double>& x, 
     };
     const double* rhs = solver_rhs(b.data());
     SolveReport report = timed([&] { return engine_->solve(rhs, zero_guess ? nullptr : x.data(), destination, on_step); });
+    rhs_map_.set_dirichlet_values(rhs, x.data());
     to_zero_mean(x.data(), report);
     return report;
 }
@@ -190,6 +191,7 @@ SolveReport Solver::solve_locked(const double* b, double* x, InitialGuess guess,
     const SolutionDestination destination{{}, [x] { return x; }};
     SolveReport report =
         timed([&] { return engine_->solve(rhs, guess == InitialGuess::given ? x : nullptr, destination, on_step); });
+    rhs_map_.set_dirichlet_values(rhs, x);
     to_zero_mean(x, report);
     return report;
 }
