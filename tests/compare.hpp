@@ -6,13 +6,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
-#include <vector>
 
 namespace adimg_test {
 
 /// max |a - b| / max |b|; infinite when any entry of either is not finite (std::max would
-/// silently skip a NaN, and a test comparing against a threshold would then pass).
-inline double relative_max_difference(const std::vector<double>& a, const std::vector<double>& b) {
+/// silently skip a NaN, and a test comparing against a threshold would then pass). a and b are
+/// vectors of doubles with any allocator (NineBands::values has its own).
+template <class A, class B>
+double relative_max_difference(const A& a, const B& b) {
     REQUIRE(a.size() == b.size());
     double diff = 0.0, largest = 0.0;
     for (std::size_t p = 0; p < a.size(); ++p) {

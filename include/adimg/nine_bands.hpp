@@ -6,8 +6,9 @@
 /// row p with node (i + dx, j + dy), in the order SW S SE W C E NW N NE. The bands are stored as
 /// a structure of arrays: value(k, p) = values[k * n + p]. Entries reaching outside the grid are 0.
 
+#include <adimg/zeroed_vector.hpp>
+
 #include <cstddef>
-#include <vector>
 
 namespace adimg {
 
@@ -42,11 +43,13 @@ template <class T>
 struct NineBands {
     int mx = 0;
     int my = 0;
-    std::vector<T> values;  ///< 9 * mx * my entries, band-major
+    /// 9 * mx * my entries, band-major. A new matrix's zeros are not written (ZeroedVector): the
+    /// loop that assembles it maps its memory.
+    ZeroedVector<T> values;
     NaturalEdges natural;   ///< the grid edges whose nodes are unknowns (none: all Dirichlet)
 
     NineBands() = default;
-    NineBands(int mx_, int my_) : mx(mx_), my(my_), values(9 * rows(), T(0)) {}
+    NineBands(int mx_, int my_) : mx(mx_), my(my_), values(zeros<T>(9 * rows())) {}
 
     std::size_t rows() const { return static_cast<std::size_t>(mx) * static_cast<std::size_t>(my); }
     T& operator()(int k, std::size_t p) { return values[k * rows() + p]; }

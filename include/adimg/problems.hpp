@@ -117,10 +117,14 @@ struct PolynomialProblem {
 /// The consistent load vector b_i = ∫ f φ_i by 3x3 Gauss points per element (exact for this f),
 /// zero on boundary nodes.
 std::vector<double> assemble_load(const TensorMesh& mesh, const PolynomialProblem& problem);
+/// The same into `b`, which holds mesh.nodes() values.
+void assemble_load(const TensorMesh& mesh, const PolynomialProblem& problem, double* b);
 
 /// ||u_h - u0||_L2 / ||u0||_L2 for the bilinear interpolant u_h of the nodal values `u`, by 3x3
 /// Gauss points per element (exact here): the paper's "l2 error" of Tables 1–2.
 double relative_l2_error(const TensorMesh& mesh, const PolynomialProblem& problem, const std::vector<double>& u);
+/// The same for `u` holding mesh.nodes() values.
+double relative_l2_error(const TensorMesh& mesh, const PolynomialProblem& problem, const double* u);
 
 /// Each level the case rediscretized on its own mesh, levels coarse_level..level (coarse_level
 /// is capped at level).

@@ -42,11 +42,15 @@ public:
     template <class T>
     vector<T> make_vector(std::size_t n) { return vector<T>(n, T(0)); }
     template <class T>
-    matrix<T> make_matrix(const NineBands<double>& A) { return convert_bands<T>(A); }
+    matrix<T> make_matrix(const NineBands<double>& A) {
+        matrix<T> out(A.mx, A.my);
+        update_values(A, out);
+        return out;
+    }
     /// New values for a matrix of the same grid, into its existing storage.
     template <class T>
     void update_values(const NineBands<double>& host, matrix<T>& A) {
-        std::copy(host.values.begin(), host.values.end(), A.values.begin());
+        copy_values(host.values.data(), host.values.size(), A.values.data());
         A.natural = host.natural;
     }
     /// The stiffness matrix of a built-in problem's mesh, assembled (in parallel) on the host.
@@ -55,7 +59,7 @@ public:
         if constexpr (std::is_same_v<T, double>)
             return assemble_stiffness(mesh);
         else
-            return convert_bands<T>(assemble_stiffness(mesh));
+            return make_matrix<T>(assemble_stiffness(mesh));
     }
     template <class T>
     void update_values(const TensorMesh& mesh, matrix<T>& A) {
@@ -63,12 +67,15 @@ public:
     }
     /// n values from host memory into v (sized to n); the vector form for the hierarchy's arrays.
     template <class T>
-    void upload(const double* host, std::size_t n, vector<T>& v) { v.assign(host, host + n); }
+    void upload(const double* host, std::size_t n, vector<T>& v) {
+        v.resize(n);
+        copy_values(host, n, v.data());
+    }
     template <class T>
     void upload(const std::vector<double>& host, vector<T>& v) { upload(host.data(), host.size(), v); }
     /// v into host memory that holds v.size() values.
     template <class T>
-    void download(const vector<T>& v, double* host) { std::copy(v.begin(), v.end(), host); }
+    void download(const vector<T>& v, double* host) { copy_values(v.data(), v.size(), host); }
     template <class T>
     void download(const vector<T>& v, std::vector<double>& host) {
         host.resize(v.size());
@@ -93,14 +100,18 @@ public:
     /// b = the load vector of the problem on `mesh`.
     template <class T>
     void assemble_load(const TensorMesh& mesh, const PolynomialProblem& problem, vector<T>& b) {
-        const std::vector<double> load = adimg::assemble_load(mesh, problem);
-        b.assign(load.begin(), load.end());
+        if constexpr (std::is_same_v<T, double>) {
+            adimg::assemble_load(mesh, problem, b.data());
+        } else {
+            const std::vector<double> load = adimg::assemble_load(mesh, problem);
+            copy_values(load.data(), load.size(), b.data());
+        }
     }
     /// The relative L2 error of the nodal values x against the problem's exact solution.
     template <class T>
     double relative_l2_error(const TensorMesh& mesh, const PolynomialProblem& problem, const vector<T>& x) {
         if constexpr (std::is_same_v<T, double>)
-            return adimg::relative_l2_error(mesh, problem, x);
+            return adimg::relative_l2_error(mesh, problem, x.data());
         else
             return adimg::relative_l2_error(mesh, problem, std::vector<double>(x.begin(), x.end()));
     }
@@ -300,11 +311,13 @@ public:
     // --- vector operations ------------------------------------------------------------------
     template <class T>
     void fill(vector<T>& v, T value) {
-        std::fill(v.begin(), v.end(), value);
+        const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(v.size());
+#pragma omp parallel for schedule(static) if(parallel_worth(v.size()))
+        for (std::ptrdiff_t p = 0; p < n; ++p) v[p] = value;
     }
     template <class T>
     void copy(const vector<T>& src, vector<T>& dst) {
-        std::copy(src.begin(), src.end(), dst.begin());
+        copy_values(src.data(), src.size(), dst.data());
     }
     /// y += alpha x, converting x to y's precision.
     template <class S, class T>
@@ -358,6 +371,14 @@ public:
     template <class T>
     void xpay_ratio(const vector<T>& x, const double* num, const double* num_minus, const double* den, vector<T>& y) {
         xpay(x, scalar_ratio(*num, *num_minus, *den), y);
+    }
+
+    /// to[p] = from[p] for p < n, converting to To's precision.
+    template <class From, class To>
+    static void copy_values(const From* from, std::size_t n, To* to) {
+        const std::ptrdiff_t count = static_cast<std::ptrdiff_t>(n);
+#pragma omp parallel for schedule(static) if(parallel_worth(n))
+        for (std::ptrdiff_t p = 0; p < count; ++p) to[p] = To(from[p]);
     }
 
     /// Nothing to record: replay() runs the body.

@@ -80,11 +80,11 @@ std::vector<double> host(const DeviceVector<T>& v) {
     return out;
 }
 
-/// The CPU result in precision T, as doubles.
-template <class T>
-std::vector<double> as_double(const std::vector<T>& v) { return {v.begin(), v.end()}; }
-template <class T>
-std::vector<T> as(const std::vector<double>& v) { return {v.begin(), v.end()}; }
+/// The CPU result in precision T, as doubles (a std::vector or NineBands::values).
+template <class Values>
+std::vector<double> as_double(const Values& v) { return {v.begin(), v.end()}; }
+template <class T, class Values>
+std::vector<T> as(const Values& v) { return {v.begin(), v.end()}; }
 
 /// max |gpu - cpu| / max |cpu|; every GPU value must be finite (no element left poisoned).
 double difference(const std::vector<double>& gpu_result, const std::vector<double>& cpu_result) {
@@ -577,7 +577,7 @@ TEST_CASE("Galerkin products formed on the device equal the host's bit for bit, 
             const NineBands<double> coarse = galerkin_coarse(fine, split_x, split_y);
             auto coarse_device = gpu().make_matrix<double>(coarse.mx, coarse.my);
             gpu().galerkin_coarse(fine_device, device<double>(split_x), device<double>(split_y), coarse_device);
-            CHECK(host(coarse_device.values) == coarse.values);
+            CHECK(host(coarse_device.values) == as_double(coarse.values));
             const auto in_float = gpu().make_matrix<float>(coarse_device);
             CHECK(host(in_float.values) == as_double(as<float>(coarse.values)));
             NineBands<double> downloaded;
