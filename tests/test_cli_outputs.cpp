@@ -221,7 +221,7 @@ TEST_CASE("A failed solve writes no --out unless --write-failed, which the file 
     };
     const Row rows[] = {
         {"solve --case U1 --level 5" + no_smoothing, "stagnated"},
-        {"solve --case U1 --level 5 --backend cpu --max-iterations 1", "max-iterations"},
+        {"solve --case U1 --level 7 --backend cpu --max-iterations 1", "max-iterations"},
         {"solve --matrix " + (dir / "A.mtx") + " --grid 9x9 --rhs " + (dir / "b.mtx") + no_smoothing, "stagnated"},
     };
     for (const Row& row : rows) {

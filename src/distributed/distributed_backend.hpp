@@ -328,6 +328,10 @@ public:
     void scale_convert(double alpha, const vector<S>& src, vector<T>& dst) {
         local().scale_convert(alpha, src.storage, dst.storage);
     }
+    template <class S, class T>
+    void axpy(double alpha, const vector<S>& x, vector<T>& y) {
+        local().axpy(alpha, x.storage, y.storage);
+    }
     /// x·y over the entries of every rank, accumulated in double.
     template <class T>
     double dot(const vector<T>& x, const vector<T>& y) {

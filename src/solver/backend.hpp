@@ -59,6 +59,7 @@
 //
 // Vectors; dot products and norms accumulate in double whatever T is
 //   fill(v, value), copy(src, dst), scale_convert(alpha, src, dst) (dst = alpha src, converting)
+//   axpy(alpha, x, y)                      y += alpha x, converting x to y's precision
 //   dot(x, y), norm2(x)                    returned to the host (a synchronisation)
 //   dot(x, y, out)                         *out = x·y with out in the backend's memory
 //   axpy_ratio(num, den, sign, x, y)       y += sign (num / den) x, scalars in backend memory

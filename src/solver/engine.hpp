@@ -291,9 +291,9 @@ private:
         const auto [mx, my] = grid_of(levels.finest());
         const std::size_t n = static_cast<std::size_t>(mx) * my;
         if (options_.precision == Precision::single)
-            outer_float_.emplace(be_, n);
+            outer_float_.emplace(be_, n, false);
         else
-            outer_double_.emplace(be_, n);
+            outer_double_.emplace(be_, n, options_.precision == Precision::mixed && options_.full_multigrid);
     }
 
     template <class Levels>
@@ -349,19 +349,33 @@ private:
         }
     };
 
-    /// b, x, the next iterate and d of the outer loop, in its precision.
+    /// b, x, the next iterate and d of the outer loop, in its precision, and where a mixed solve
+    /// ends full multigrid in it (OuterFinish) the start and its defect.
     template <class T>
     struct OuterVectors {
         using value_type = T;
-        typename Backend::template vector<T> b, x, x_next, d;
+        using Vector = typename Backend::template vector<T>;
+        Vector b, x, x_next, d;
+        std::optional<Vector> finish_start, finish_defect;
         KrylovVectors<Backend, T> krylov;  ///< CG's directions, made at the first CG solve
-        OuterVectors(Backend& be, std::size_t n)
+        OuterVectors(Backend& be, std::size_t n, bool finishes_full_multigrid)
             : b(be.template make_vector<T>(n)),
               x(be.template make_vector<T>(n)),
               x_next(be.template make_vector<T>(n)),
-              d(be.template make_vector<T>(n)) {}
-        static constexpr int count = 4;
-        long long bytes() const { return count * static_cast<long long>(b.size() * sizeof(T)) + krylov.bytes(); }
+              d(be.template make_vector<T>(n)) {
+            if (finishes_full_multigrid) {
+                finish_start.emplace(be.template make_vector<T>(n));
+                finish_defect.emplace(be.template make_vector<T>(n));
+            }
+        }
+        long long bytes() const {
+            const int count = finish_start ? 6 : 4;
+            return count * static_cast<long long>(b.size() * sizeof(T)) + krylov.bytes();
+        }
+        OuterFinish<Backend, T> finish(const typename Backend::template matrix<T>& A) {
+            if (!finish_start) return {};
+            return {&A, &*finish_start, &*finish_defect};
+        }
     };
 
     template <class Outer, class Inner, class Load, class Finish>
@@ -372,7 +386,7 @@ private:
         const auto start = clock::now();
         load(v);
         report.upload_seconds = std::chrono::duration<double>(clock::now() - start).count();
-        InnerMultigrid<Backend, Outer, Inner> inner(be_, mg, options_);
+        InnerMultigrid<Backend, Outer, Inner> inner(be_, mg, options_, v.finish(A));
         auto inner_step = [&](auto&&... args) { return inner.correct(std::forward<decltype(args)>(args)...); };
         DoubleInner<Outer> fallback{this, may_fall_back};
         outer_solve<Backend, Outer>(be_, A, v.b, v.x, v.x_next, v.d, zero_guess, inner_step, fallback, options_, on_step,

@@ -103,7 +103,13 @@ public:
     /// one V-cycle (the last of them the finest level's). It may replace a solve's first V-cycle
     /// (SolverOptions::full_multigrid); replayed like cycle().
     void full_cycle() {
-        be_.replay(full_recording_, [this] { one_full_cycle(); });
+        be_.replay(full_recording_, [this] { one_full_cycle(true); });
+    }
+    /// Full multigrid up to the level below the finest, whose solution is prolongated into the
+    /// finest level's x without a V-cycle there: x = P x_coarse. A mixed solve ends full
+    /// multigrid with that V-cycle in the outer precision (refinement.hpp, InnerMultigrid).
+    void full_cycle_below_finest() {
+        be_.replay(below_finest_recording_, [this] { one_full_cycle(false); });
     }
 
     /// ||b - A x|| on the finest level, leaving the defect in d.
@@ -144,7 +150,8 @@ private:
         }
     }
 
-    void one_full_cycle() {
+    /// Full multigrid from x = 0; `finest_cycle` false leaves out the finest level's V-cycle.
+    void one_full_cycle(bool finest_cycle) {
         const std::size_t finest = levels_.size() - 1;
         for (std::size_t l = finest; l > 0; --l) {
             const Level& level = levels_[l];
@@ -158,7 +165,7 @@ private:
             const Level& coarse = levels_[l - 1];
             be_.fill(level.x, T(0));
             prolong_add(coarse, level);
-            v_cycle(l);
+            if (l < finest || finest_cycle) v_cycle(l);
         }
     }
 
@@ -230,6 +237,7 @@ private:
     CoarseSolve<Backend, T> coarse_;
     typename Backend::Recording recording_;       ///< the V-cycle as the backend replays it
     typename Backend::Recording full_recording_;  ///< the full multigrid cycle
+    typename Backend::Recording below_finest_recording_;  ///< full multigrid below the finest level
 
 public:
     Multigrid(const Multigrid&) = delete;
