@@ -43,15 +43,16 @@ OuterRun outer_run(const std::string& name, int level, SolverOptions options) {
     CpuBackend be;
     Multigrid<CpuBackend, Inner> mg(be, meshes, options);
     const NineBands<double> A = assemble_stiffness(mesh);
-    std::vector<double> b = assemble_load(mesh, problem), x(b.size()), x_next(b.size()), d(b.size());
+    const std::vector<double> load = assemble_load(mesh, problem);
+    CpuBackend::vector<double> b(load.begin(), load.end()), x(b.size()), x_next(b.size()), d(b.size());
     KrylovVectors<CpuBackend, double> krylov;
     InnerMultigrid<CpuBackend, double, Inner> inner(be, mg, options);
     auto inner_step = [&](auto&&... args) { return inner.correct(std::forward<decltype(args)>(args)...); };
     OuterRun run;
     outer_solve<CpuBackend, double>(be, A, b, x, x_next, d, true, inner_step, NoFallback{}, options, nullptr, run.report,
                                     krylov);
-    run.x = x;
-    run.error = relative_l2_error(mesh, problem, x);
+    run.x.assign(x.begin(), x.end());
+    run.error = relative_l2_error(mesh, problem, x.data());
     return run;
 }
 

@@ -282,15 +282,16 @@ TEST_CASE("Transfers at natural edges: R is the transpose of P, and R A P of a Q
         CpuBackend cpu;
         std::mt19937 random(7);
         std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-        std::vector<double> u(coarse.rows()), v(fine.rows()), Pu(fine.rows(), 0.0), Rv(coarse.rows());
+        CpuBackend::vector<double> u(coarse.rows()), v(fine.rows()), Pu(fine.rows(), 0.0), Rv(coarse.rows());
+        const CpuBackend::vector<double> tx(sx[0].begin(), sx[0].end()), ty(sy[0].begin(), sy[0].end());
         for (std::size_t p = 0; p < u.size(); ++p)
             u[p] = coarse.natural.dirichlet_node(static_cast<int>(p % coarse.mx), static_cast<int>(p / coarse.mx),
                                                  coarse.mx, coarse.my)
                        ? 0.0
                        : uniform(random);
         for (double& value : v) value = uniform(random);
-        cpu.prolong_add(u, sx[0], sy[0], Pu, fine.mx, fine.my, fine.natural);
-        cpu.restrict_to(v, fine.mx, fine.my, sx[0], sy[0], Rv, fine.natural);
+        cpu.prolong_add(u, tx, ty, Pu, fine.mx, fine.my, fine.natural);
+        cpu.restrict_to(v, fine.mx, fine.my, tx, ty, Rv, fine.natural);
         const double vPu = std::inner_product(v.begin(), v.end(), Pu.begin(), 0.0);
         const double Rvu = std::inner_product(Rv.begin(), Rv.end(), u.begin(), 0.0);
         CHECK(vPu == Approx(Rvu).epsilon(1e-13));

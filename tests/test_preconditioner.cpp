@@ -104,7 +104,7 @@ TEST_CASE("a user's own CG with the cycle needs no more iterations than the buil
             const std::vector<double> load = assemble_load(mesh, PolynomialProblem{spec.x.length, spec.y.length});
             CpuBackend be;
             auto times_A = [&](const Eigen::VectorXd& x) {
-                std::vector<double> in(x.data(), x.data() + x.size()), out(in.size());
+                CpuBackend::vector<double> in(x.data(), x.data() + x.size()), out(in.size());
                 be.multiply(A, in, out);
                 return Eigen::VectorXd(Eigen::Map<const Eigen::VectorXd>(out.data(), out.size()));
             };

@@ -21,6 +21,10 @@ using namespace adimg;
 
 namespace {
 
+/// The CPU backend's vectors.
+template <class T>
+using Vector = CpuBackend::vector<T>;
+
 constexpr double pi = 3.14159265358979323846;
 
 /// Uniform in [-1, 1] from the raw mt19937 stream (the same numbers with every standard library).
@@ -28,7 +32,7 @@ double uniform(std::mt19937& rng) { return 2.0 * (static_cast<double>(rng()) / 4
 /// A2 on level 5 with b and x uniform in [-1, 1]: data for the bit-for-bit tests below.
 struct RandomProblem {
     NineBands<double> A;
-    std::vector<double> b, x;
+    Vector<double> b, x;
 };
 RandomProblem random_a2_problem(std::mt19937& rng) {
     RandomProblem problem{assemble_stiffness(builtin_case("A2").mesh(5)), {}, {}};
@@ -42,13 +46,13 @@ RandomProblem random_a2_problem(std::mt19937& rng) {
 /// A random high-frequency error: random values on interior nodes, minus their bilinear
 /// interpolant from the even-even (coarse-grid) nodes, i.e. (I - P·inject) r. It vanishes on the
 /// coarse nodes, so the coarse grid cannot represent any of it.
-std::vector<double> high_frequency_error(int mx, int my, unsigned seed) {
+Vector<double> high_frequency_error(int mx, int my, unsigned seed) {
     std::mt19937 rng(seed);
-    std::vector<double> r(static_cast<std::size_t>(mx) * my, 0.0);
+    Vector<double> r(static_cast<std::size_t>(mx) * my, 0.0);
     for (int j = 1; j < my - 1; ++j)
         for (int i = 1; i < mx - 1; ++i) r[static_cast<std::size_t>(j) * mx + i] = uniform(rng);
     auto at = [&](int i, int j) { return r[static_cast<std::size_t>(j) * mx + i]; };
-    std::vector<double> e(r.size(), 0.0);
+    Vector<double> e(r.size(), 0.0);
     for (int j = 1; j < my - 1; ++j)
         for (int i = 1; i < mx - 1; ++i) {
             const int i0 = i & ~1, j0 = j & ~1, i1 = std::min(i0 + 2, mx - 1), j1 = std::min(j0 + 2, my - 1);
@@ -61,22 +65,22 @@ std::vector<double> high_frequency_error(int mx, int my, unsigned seed) {
 }
 
 /// The smoothest error on the unit square's uniform grid: sin(pi x) sin(pi y) at the nodes.
-std::vector<double> smooth_error(int mx, int my) {
-    std::vector<double> e(static_cast<std::size_t>(mx) * my);
+Vector<double> smooth_error(int mx, int my) {
+    Vector<double> e(static_cast<std::size_t>(mx) * my);
     for (int j = 0; j < my; ++j)
         for (int i = 0; i < mx; ++i)
             e[static_cast<std::size_t>(j) * mx + i] = std::sin(pi * i / (mx - 1)) * std::sin(pi * j / (my - 1));
     return e;
 }
 
-using Step = std::function<void(CpuBackend&, const NineBands<double>&, const std::vector<double>&, std::vector<double>&)>;
+using Step = std::function<void(CpuBackend&, const NineBands<double>&, const Vector<double>&, Vector<double>&)>;
 
 /// Applies `steps` smoothing steps to A x = 0 from the error x0 and returns the mean reduction of
 /// the defect norm per step, (||d_steps|| / ||d_0||)^(1/steps).
-double defect_reduction_per_step(const NineBands<double>& A, std::vector<double> x, const Step& step, int steps) {
+double defect_reduction_per_step(const NineBands<double>& A, Vector<double> x, const Step& step, int steps) {
     CpuBackend be;
-    const std::vector<double> zero(A.rows(), 0.0);
-    std::vector<double> d(A.rows());
+    const Vector<double> zero(A.rows(), 0.0);
+    Vector<double> d(A.rows());
     be.defect(A, zero, x, d);
     const double initial = be.norm2(d);
     for (int s = 0; s < steps; ++s) step(be, A, zero, x);
@@ -84,17 +88,17 @@ double defect_reduction_per_step(const NineBands<double>& A, std::vector<double>
     return std::pow(be.norm2(d) / initial, 1.0 / steps);
 }
 
-const Step jacobi_step = [](CpuBackend& be, const NineBands<double>& A, const std::vector<double>& b, std::vector<double>& x) {
-    std::vector<double> out(x.size());
+const Step jacobi_step = [](CpuBackend& be, const NineBands<double>& A, const Vector<double>& b, Vector<double>& x) {
+    Vector<double> out(x.size());
     be.jacobi(A, b, x, out, 0.7);
     x.swap(out);
 };
-const Step gauss_seidel_step = [](CpuBackend& be, const NineBands<double>& A, const std::vector<double>& b,
-                                  std::vector<double>& x) { be.gauss_seidel(A, b, x); };
+const Step gauss_seidel_step = [](CpuBackend& be, const NineBands<double>& A, const Vector<double>& b,
+                                  Vector<double>& x) { be.gauss_seidel(A, b, x); };
 /// One ADI application: an x-line sweep, then a y-line sweep, each damped by 0.7 (the V-cycle
 /// counts this as two smoothing steps).
-const Step adi_step = [](CpuBackend& be, const NineBands<double>& A, const std::vector<double>& b, std::vector<double>& x) {
-    std::vector<double> half(x.size());
+const Step adi_step = [](CpuBackend& be, const NineBands<double>& A, const Vector<double>& b, Vector<double>& x) {
+    Vector<double> half(x.size());
     be.line_relax(A, b, x, half, Direction::x, 0.7);
     be.line_relax(A, b, half, x, Direction::y, 0.7);
 };
@@ -103,8 +107,8 @@ const Step adi_step = [](CpuBackend& be, const NineBands<double>& A, const std::
 /// |l x[p-1] + c x[p] + u x[p+1] - (b[p] - offline(x_in)[p])| divided by the sum of the moduli of
 /// the four terms. With omega = 1, x_out must solve every line system exactly, up to rounding.
 template <class T>
-double in_line_residual(const NineBands<T>& A, const std::vector<T>& b, const std::vector<T>& x_in,
-                        const std::vector<T>& x_out, Direction direction) {
+double in_line_residual(const NineBands<T>& A, const Vector<T>& b, const Vector<T>& x_in,
+                        const Vector<T>& x_out, Direction direction) {
     const BandsView<T> Av = view(A);
     const int mx = A.mx, my = A.my;
     const std::size_t step = direction == Direction::x ? 1 : static_cast<std::size_t>(mx);
@@ -177,7 +181,7 @@ TEST_CASE("Paper Sec. 3: ADI damps high-frequency error on the anisotropic A2 le
     // asserted only that ADI beats both (the multigrid tests show the consequence on A2).
     const NineBands<double> A = assemble_stiffness(builtin_case("A2").mesh(6));
     for (unsigned seed : {1u, 42u}) {
-        const std::vector<double> e = high_frequency_error(A.mx, A.my, seed);
+        const Vector<double> e = high_frequency_error(A.mx, A.my, seed);
         const double adi = defect_reduction_per_step(A, e, adi_step, 3);
         const double jacobi = defect_reduction_per_step(A, e, jacobi_step, 3);
         const double gs = defect_reduction_per_step(A, e, gauss_seidel_step, 3);
@@ -205,13 +209,13 @@ TEST_CASE("CPU line_relax solves every line system exactly (in-line residual zer
     std::mt19937 rng(11);
     for (const Grid& g : grids) {
         const NineBands<double> A = assemble_stiffness(g.mesh);
-        std::vector<double> b(A.rows()), x_in(A.rows());
+        Vector<double> b(A.rows()), x_in(A.rows());
         for (double& v : b) v = uniform(rng);
         for (double& v : x_in) v = uniform(rng);
         CpuBackend be;
         for (Direction direction : {Direction::x, Direction::y}) {
             const char* dir = direction == Direction::x ? "x" : "y";
-            std::vector<double> x_out(A.rows(), std::nan("")), damped(A.rows(), std::nan(""));
+            Vector<double> x_out(A.rows(), std::nan("")), damped(A.rows(), std::nan(""));
             be.line_relax(A, b, x_in, x_out, direction, 1.0);
             const double residual = in_line_residual(A, b, x_in, x_out, direction);
             INFO(g.name << ", " << dir << "-lines, double: worst relative in-line residual " << residual
@@ -231,8 +235,8 @@ TEST_CASE("CPU line_relax solves every line system exactly (in-line residual zer
 
             // Float: the same systems within float rounding.
             const NineBands<float> Af = convert_bands<float>(A);
-            const std::vector<float> bf(b.begin(), b.end()), xf(x_in.begin(), x_in.end());
-            std::vector<float> outf(A.rows(), std::nanf(""));
+            const Vector<float> bf(b.begin(), b.end()), xf(x_in.begin(), x_in.end());
+            Vector<float> outf(A.rows(), std::nanf(""));
             be.line_relax(Af, bf, xf, outf, direction, 1.0f);
             const double residual_f = in_line_residual(Af, bf, xf, outf, direction);
             INFO(g.name << ", " << dir << "-lines, float: worst relative in-line residual " << residual_f
@@ -249,11 +253,11 @@ TEST_CASE("CPU backend: the fused update, defect and norm equal axpy, defect and
     std::mt19937 rng(21);
     const auto [A, b, x] = random_a2_problem(rng);
     const std::size_t n = A.rows();
-    std::vector<float> c(n);
+    Vector<float> c(n);
     for (float& v : c) v = static_cast<float>(uniform(rng));
-    std::vector<double> x_next(n), d(n);
+    Vector<double> x_next(n), d(n);
     const double norm = cpu.update_defect_norm(A, b, x, 0.37, c, x_next, d);
-    std::vector<double> x_sep = x, d_sep(n);
+    Vector<double> x_sep = x, d_sep(n);
     cpu.axpy(0.37, c, x_sep);
     cpu.defect(A, b, x_sep, d_sep);
     CHECK(x_next == x_sep);
@@ -270,9 +274,9 @@ TEST_CASE("CPU backend: k Jacobi steps in place equal k single steps bit for bit
     const std::size_t n = A.rows();
     for (int steps = 1; steps <= 5; ++steps) {
         INFO(steps << " steps");
-        std::vector<double> fused = x, work(n);
+        Vector<double> fused = x, work(n);
         cpu.jacobi_steps(A, b, fused, work, 0.7, steps);
-        std::vector<double> single = x, next(n);
+        Vector<double> single = x, next(n);
         for (int s = 0; s < steps; ++s) {
             cpu.jacobi(A, b, single, next, 0.7);
             single.swap(next);

@@ -37,9 +37,13 @@ bool contains(const std::string& text, const std::string& part) { return text.fi
 
 using adimg_test::input_error_of;
 
+/// The CPU backend's vectors.
+template <class T>
+using Vector = CpuBackend::vector<T>;
+
 /// ||x|| in long double (a 64-bit mantissa and 15-bit exponent: no overflow for doubles).
 template <class T>
-double reference_norm(const std::vector<T>& x) {
+double reference_norm(const Vector<T>& x) {
     long double sum = 0.0L;
     for (T v : x) sum += static_cast<long double>(v) * static_cast<long double>(v);
     return static_cast<double>(std::sqrt(sum));
@@ -68,14 +72,14 @@ TEST_CASE("norm2 neither overflows nor underflows for finite vectors, and keeps 
     const double big = 1e200, tiny = 1e-200, huge = std::numeric_limits<double>::max() / 4;
     struct Row {
         const char* what;
-        std::vector<double> x;
+        Vector<double> x;
     };
     const Row rows[] = {
-        {"every entry 1e200 (the squares overflow)", std::vector<double>(50000, big)},
-        {"every entry 1e-200 (the squares underflow)", std::vector<double>(50000, tiny)},
+        {"every entry 1e200 (the squares overflow)", Vector<double>(50000, big)},
+        {"every entry 1e-200 (the squares underflow)", Vector<double>(50000, tiny)},
         {"one entry near the largest double", {1.0, huge, -huge / 3, 2.0}},
-        {"1e170, the right-hand side of the issue", std::vector<double>(1000, 1e170)},
-        {"subnormal entries", std::vector<double>(10, 1e-310)},
+        {"1e170, the right-hand side of the issue", Vector<double>(1000, 1e170)},
+        {"subnormal entries", Vector<double>(10, 1e-310)},
         {"ordinary entries (the plain sum)", {3.0, 4.0, 12.0}},
     };
     for (const Row& row : rows) {
@@ -84,11 +88,11 @@ TEST_CASE("norm2 neither overflows nor underflows for finite vectors, and keeps 
         CHECK(std::isfinite(norm));
         CHECK(std::abs(norm - expected) <= 1e-14 * expected);
     }
-    const std::vector<float> floats(30000, 3e38f);  // float vectors accumulate in double
+    const Vector<float> floats(30000, 3e38f);  // float vectors accumulate in double
     CHECK(std::abs(be.norm2(floats) - reference_norm(floats)) <= 1e-12 * reference_norm(floats));
-    CHECK(be.norm2(std::vector<double>(100, 0.0)) == 0.0);
-    CHECK(std::isnan(be.norm2(std::vector<double>{1e200, NAN, 1.0})));
-    CHECK(std::isinf(be.norm2(std::vector<double>{1e200, INFINITY, 1.0})));
+    CHECK(be.norm2(Vector<double>(100, 0.0)) == 0.0);
+    CHECK(std::isnan(be.norm2(Vector<double>{1e200, NAN, 1.0})));
+    CHECK(std::isinf(be.norm2(Vector<double>{1e200, INFINITY, 1.0})));
 }
 
 TEST_CASE("A right-hand side of 1e170 or 1e-170 solves to the same digits as one of order 1, on every backend here",

@@ -31,8 +31,10 @@ public:
     /// parallel region costs more than the loop, and waiting threads spin on shared cores.
     static bool parallel_worth(std::size_t points) { return points >= 16384; }
 
+    /// Vectors and matrices live in calloc'd storage that nothing writes before the operations
+    /// do (ZeroedVector), so that the parallel loops map their pages on every thread.
     template <class T>
-    using vector = std::vector<T>;
+    using vector = ZeroedVector<T>;
     template <class T>
     using matrix = NineBands<T>;
 
@@ -40,7 +42,7 @@ public:
 
     // --- memory ---------------------------------------------------------------------------
     template <class T>
-    vector<T> make_vector(std::size_t n) { return vector<T>(n, T(0)); }
+    vector<T> make_vector(std::size_t n) { return zeros<T>(n); }
     template <class T>
     matrix<T> make_matrix(const NineBands<double>& A) {
         matrix<T> out(A.mx, A.my);
@@ -68,7 +70,7 @@ public:
     /// n values from host memory into v (sized to n); the vector form for the hierarchy's arrays.
     template <class T>
     void upload(const double* host, std::size_t n, vector<T>& v) {
-        v.resize(n);
+        if (v.size() != n) v = zeros<T>(n);
         copy_values(host, n, v.data());
     }
     template <class T>
@@ -94,7 +96,7 @@ public:
     /// coarse = R fine P (galerkin_row.hpp), into coarse's storage.
     void galerkin_coarse(const matrix<double>& fine, const vector<double>& split_x, const vector<double>& split_y,
                          matrix<double>& coarse) {
-        adimg::galerkin_coarse(fine, split_x, split_y, coarse);
+        adimg::galerkin_coarse(fine, {split_x.begin(), split_x.end()}, {split_y.begin(), split_y.end()}, coarse);
     }
     void download(const matrix<double>& A, NineBands<double>& host) { host = A; }
     /// b = the load vector of the problem on `mesh`.

@@ -37,7 +37,7 @@ public:
     std::string line_solver_name() const { return "Thomas"; }
 
     /// out = P in on all rows of the grid: the Dirichlet rows copied, the unknowns solved.
-    void apply(const std::vector<double>& in, std::vector<double>& out) {
+    void apply(const CpuBackend::vector<double>& in, CpuBackend::vector<double>& out) {
         const int nt = plan_.nt, nl = plan_.nl, mx = plan_.mx;
         if (plan_.transform != FastTransform::eigen) {
             gather(in.data(), work_.data());
@@ -147,7 +147,7 @@ class CpuDefect {
 public:
     CpuDefect(CpuBackend&, const TensorMesh&, SharedBands A) : A_(std::move(A)), row_sums_(row_sums(*A_)) {}
 
-    void operator()(const std::vector<double>& b, const std::vector<double>& x, std::vector<double>& d) const {
+    void operator()(const CpuBackend::vector<double>& b, const CpuBackend::vector<double>& x, CpuBackend::vector<double>& d) const {
         const BandsView<double> A = view(*A_);
 #pragma omp parallel for schedule(static)
         for (int j = 0; j < A.my; ++j)

@@ -17,15 +17,23 @@
 
 namespace adimg::test {
 
-/// A5 (the most anisotropic case) on levels 6 and 7, its split positions, and random vectors.
+/// The CPU backend's vectors.
+template <class T>
+using CpuVector = CpuBackend::vector<T>;
+
+/// `values` as a vector of the CPU backend.
+inline CpuVector<double> cpu_vector(const std::vector<double>& values) { return {values.begin(), values.end()}; }
+
+/// A5 (the most anisotropic case) on levels 6 and 7, its split positions, and random vectors, as
+/// the CPU backend holds them.
 struct TwoLevels {
     CaseSpec spec = builtin_case("A5");
     TensorMesh coarse_mesh = spec.mesh(6), fine_mesh = spec.mesh(7);
     NineBands<double> coarse = assemble_stiffness(coarse_mesh), fine = assemble_stiffness(fine_mesh);
     std::vector<double> split_x = split_positions(coarse_mesh.x, fine_mesh.x);
     std::vector<double> split_y = split_positions(coarse_mesh.y, fine_mesh.y);
-    std::vector<double> b = random_values(fine.rows(), 1), x = random_values(fine.rows(), 2);
-    std::vector<double> xc = random_values(coarse.rows(), 3);
+    CpuVector<double> b = cpu_vector(random_values(fine.rows(), 1)), x = cpu_vector(random_values(fine.rows(), 2));
+    CpuVector<double> xc = cpu_vector(random_values(coarse.rows(), 3));
 };
 
 /// Each stencil operation, transfer and reduction on the strips against the CPU backend on the
@@ -38,7 +46,7 @@ void check_strip_operations(double rounding, double line_rounding) {
     CpuBackend cpu;
     auto A = f.be.template make_matrix<double>(t.fine);
     auto b = f.template strip<double>(t.b), x = f.template strip<double>(t.x), out = f.template strip<double>(t.x);
-    std::vector<double> expected(t.b.size());
+    CpuVector<double> expected(t.b.size());
 
     cpu.defect(t.fine, t.b, t.x, expected);
     f.be.defect(A, b, x, out);
@@ -49,7 +57,7 @@ void check_strip_operations(double rounding, double line_rounding) {
     CHECK(relative_difference(f.whole(out), expected) <= rounding);
 
     for (SweepOrder order : {SweepOrder::forward, SweepOrder::backward}) {
-        std::vector<double> swept = t.x;
+        CpuVector<double> swept = t.x;
         cpu.gauss_seidel(t.fine, t.b, swept, order);
         auto x_gs = f.template strip<double>(t.x);
         f.be.gauss_seidel(A, b, x_gs, order);
@@ -66,14 +74,14 @@ void check_strip_operations(double rounding, double line_rounding) {
     auto sx = f.be.template make_vector<double>(t.split_x.size()), sy = f.be.template make_vector<double>(t.split_y.size());
     f.be.upload(t.split_x, sx);
     f.be.upload(t.split_y, sy);
-    std::vector<double> d(t.b.size()), restricted(t.coarse.rows());
-    cpu.restrict_defect(t.fine, t.b, t.x, d, t.split_x, t.split_y, restricted);
+    CpuVector<double> d(t.b.size()), restricted(t.coarse.rows());
+    cpu.restrict_defect(t.fine, t.b, t.x, d, cpu_vector(t.split_x), cpu_vector(t.split_y), restricted);
     auto coarse = f.be.template make_vector<double>(t.coarse.rows());
     f.be.restrict_defect(A, b, x, out, sx, sy, coarse);
     CHECK(relative_difference(f.whole(coarse), restricted) <= rounding);
 
-    std::vector<double> prolonged = t.x;
-    cpu.prolong_add(t.xc, t.split_x, t.split_y, prolonged, t.fine.mx, t.fine.my);
+    CpuVector<double> prolonged = t.x;
+    cpu.prolong_add(t.xc, cpu_vector(t.split_x), cpu_vector(t.split_y), prolonged, t.fine.mx, t.fine.my);
     auto fine_x = f.template strip<double>(t.x);
     f.be.prolong_add(f.template strip<double>(t.xc), sx, sy, fine_x, t.fine.mx, t.fine.my);
     CHECK(relative_difference(f.whole(fine_x), prolonged) <= rounding);
@@ -86,7 +94,7 @@ void check_ppt_lines() {
     TwoLevels t;
     StripFixture<Rank> f({{t.coarse.mx, t.coarse.my}, {t.fine.mx, t.fine.my}});
     CpuBackend cpu;
-    std::vector<double> expected(t.b.size());
+    CpuVector<double> expected(t.b.size());
     cpu.line_relax(t.fine, t.b, t.x, expected, Direction::y, 1.0);
     auto A = f.be.template make_matrix<double>(t.fine);
     auto b = f.template strip<double>(t.b), x = f.template strip<double>(t.x), out = f.template strip<double>(t.x);
@@ -94,13 +102,13 @@ void check_ppt_lines() {
     CHECK_FALSE(f.template lines_of<double>(1).pdd);
     CHECK(relative_difference(f.whole(out), expected) <= 1e-13);
     const NineBands<float> fine_f = convert_bands<float>(t.fine);
-    const std::vector<float> bf_whole(t.b.begin(), t.b.end()), xf_whole(t.x.begin(), t.x.end());
-    std::vector<float> expected_f(t.b.size());
+    const CpuVector<float> bf_whole(t.b.begin(), t.b.end()), xf_whole(t.x.begin(), t.x.end());
+    CpuVector<float> expected_f(t.b.size());
     cpu.line_relax(fine_f, bf_whole, xf_whole, expected_f, Direction::y, 1.0f);
     auto Af = f.be.template make_matrix<float>(t.fine);
     auto bf = f.template strip<float>(t.b), xf = f.template strip<float>(t.x), outf = f.template strip<float>(t.x);
     f.be.line_relax(Af, bf, xf, outf, Direction::y, 1.0f);
-    CHECK(relative_difference(f.whole(outf), std::vector<double>(expected_f.begin(), expected_f.end())) <= 1e-4);
+    CHECK(relative_difference(f.whole(outf), CpuVector<double>(expected_f.begin(), expected_f.end())) <= 1e-4);
 }
 
 /// One y-line half-step (omega = 1) on A's strips with PDD asked for, against the CPU backend's
@@ -109,8 +117,8 @@ void check_ppt_lines() {
 template <class Rank>
 std::pair<double, LineSolveInfo> pdd_against_serial(const NineBands<double>& A, bool forced) {
     StripFixture<Rank> f({{A.mx, A.my}}, DistributedLines::pdd);
-    const std::vector<double> b = random_values(A.rows(), 4), x = random_values(A.rows(), 5);
-    std::vector<double> expected(A.rows());
+    const CpuVector<double> b = cpu_vector(random_values(A.rows(), 4)), x = cpu_vector(random_values(A.rows(), 5));
+    CpuVector<double> expected(A.rows());
     CpuBackend().line_relax(A, b, x, expected, Direction::y, 1.0);
     auto M = f.be.template make_matrix<double>(A);
     auto bs = f.template strip<double>(b), xs = f.template strip<double>(x), out = f.template strip<double>(x);

@@ -29,8 +29,8 @@ struct StripFixture {
     }
 
     /// This rank's strip of a whole vector of a level.
-    template <class T>
-    vector<T> strip(const std::vector<double>& whole) {
+    template <class T, class Whole>
+    vector<T> strip(const Whole& whole) {
         vector<T> v = be.template make_vector<T>(whole.size());
         be.upload(whole.data() + static_cast<std::size_t>(v.first_row) * v.mx, v.size(), v);
         return v;
@@ -58,8 +58,9 @@ inline std::vector<double> random_values(std::size_t n, unsigned seed) {
     return v;
 }
 
-/// max |a - b| / max |b|.
-inline double relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
+/// max |a - b| / max |b|, for vectors of doubles with any allocator.
+template <class A, class B>
+double relative_difference(const A& a, const B& b) {
     double diff = 0.0, scale = 0.0;
     for (std::size_t p = 0; p < b.size(); ++p) {
         diff = std::max(diff, std::abs(a[p] - b[p]));

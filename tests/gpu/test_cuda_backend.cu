@@ -51,17 +51,22 @@ NineBands<double> random_bands(int mx, int my, std::mt19937& rng) {
     return A;
 }
 
-std::vector<double> random_vector(std::size_t n, std::mt19937& rng) {
+/// The CPU backend's vectors, which the tests compare the device's against.
+template <class T>
+using CpuVector = CpuBackend::vector<T>;
+
+CpuVector<double> random_vector(std::size_t n, std::mt19937& rng) {
     std::uniform_real_distribution<double> u(-1.0, 1.0);
-    std::vector<double> v(n);
+    CpuVector<double> v(n);
     for (double& x : v) x = u(rng);
     return v;
 }
 
-template <class T>
-DeviceVector<T> device(const std::vector<double>& host) {
+/// Host values (any vector of doubles) on the device in precision T.
+template <class T, class Host>
+DeviceVector<T> device(const Host& host) {
     DeviceVector<T> v(host.size());
-    gpu().upload(host, v);
+    gpu().upload(host.data(), host.size(), v);
     return v;
 }
 
@@ -84,10 +89,11 @@ std::vector<double> host(const DeviceVector<T>& v) {
 template <class Values>
 std::vector<double> as_double(const Values& v) { return {v.begin(), v.end()}; }
 template <class T, class Values>
-std::vector<T> as(const Values& v) { return {v.begin(), v.end()}; }
+CpuVector<T> as(const Values& v) { return {v.begin(), v.end()}; }
 
 /// max |gpu - cpu| / max |cpu|; every GPU value must be finite (no element left poisoned).
-double difference(const std::vector<double>& gpu_result, const std::vector<double>& cpu_result) {
+template <class Cpu>
+double difference(const std::vector<double>& gpu_result, const Cpu& cpu_result) {
     REQUIRE(gpu_result.size() == cpu_result.size());
     double diff = 0.0, scale = 0.0;
     for (std::size_t p = 0; p < cpu_result.size(); ++p) {
@@ -105,11 +111,11 @@ double tolerance() { return sizeof(T) == 4 ? 2e-5 : 1e-12; }
 /// relative to the solution's largest entry, as the solve is: A5's spans many orders).
 template <class T>
 void check_direct_solve(const NineBands<double>& A, std::mt19937& rng) {
-    const std::vector<double> b = random_vector(A.rows(), rng);
+    const CpuVector<double> b = random_vector(A.rows(), rng);
     auto x_gpu = poisoned<T>(A.rows());
     gpu().direct_solve(gpu().make_direct_solve(A), device<T>(b), x_gpu);
     CpuBackend cpu;
-    std::vector<T> x_cpu(A.rows());
+    CpuVector<T> x_cpu(A.rows());
     cpu.direct_solve(cpu.make_direct_solve(A), as<T>(b), x_cpu);
     CHECK(difference(host(x_gpu), as_double(x_cpu)) < 10 * tolerance<T>());
 }
@@ -134,21 +140,21 @@ TEMPLATE_TEST_CASE("CUDA defect, product, Jacobi (one to five steps in place, tw
         INFO(mx << "x" << my << " grid, " << (sizeof(T) == 4 ? "float" : "double"));
         const NineBands<double> A = random_bands(mx, my, rng);
         const std::size_t n = A.rows();
-        const std::vector<double> b = random_vector(n, rng), x = random_vector(n, rng);
+        const CpuVector<double> b = random_vector(n, rng), x = random_vector(n, rng);
         const auto A_gpu = gpu().make_matrix<T>(A);
         const auto A_cpu = cpu.make_matrix<T>(A);
         const auto b_gpu = device<T>(b), x_gpu = device<T>(x);
-        const std::vector<T> b_cpu = as<T>(b), x_cpu = as<T>(x);
+        const CpuVector<T> b_cpu = as<T>(b), x_cpu = as<T>(x);
 
         auto d_gpu = poisoned<T>(n);
         gpu().defect(A_gpu, b_gpu, x_gpu, d_gpu);
-        std::vector<T> d_cpu(n);
+        CpuVector<T> d_cpu(n);
         cpu.defect(A_cpu, b_cpu, x_cpu, d_cpu);
         CHECK(difference(host(d_gpu), as_double(d_cpu)) < tolerance<T>());
 
         auto y_gpu = poisoned<T>(n);
         gpu().multiply(A_gpu, x_gpu, y_gpu);
-        std::vector<T> y_cpu(n);
+        CpuVector<T> y_cpu(n);
         cpu.multiply(A_cpu, x_cpu, y_cpu);
         CHECK(difference(host(y_gpu), as_double(y_cpu)) < tolerance<T>());
 
@@ -159,14 +165,14 @@ TEMPLATE_TEST_CASE("CUDA defect, product, Jacobi (one to five steps in place, tw
             INFO(steps << " steps in place");
             auto fused_gpu = device<T>(x), work_gpu = poisoned<T>(n);
             gpu().jacobi_steps(A_gpu, b_gpu, fused_gpu, work_gpu, T(0.7), steps);
-            std::vector<T> fused_cpu = x_cpu, work_cpu(n);
+            CpuVector<T> fused_cpu = x_cpu, work_cpu(n);
             cpu.jacobi_steps(A_cpu, b_cpu, fused_cpu, work_cpu, T(0.7), steps);
             CHECK(difference(host(fused_gpu), as_double(fused_cpu)) < steps * tolerance<T>());
         }
 
         auto g_gpu = device<T>(x);
         gpu().gauss_seidel(A_gpu, b_gpu, g_gpu);
-        std::vector<T> g_cpu = x_cpu;
+        CpuVector<T> g_cpu = x_cpu;
         cpu.gauss_seidel(A_cpu, b_cpu, g_cpu);
         CHECK(difference(host(g_gpu), as_double(g_cpu)) < tolerance<T>());
     }
@@ -227,10 +233,10 @@ TEMPLATE_TEST_CASE("CUDA ADI line sweeps (cyclic reduction, one warp per short l
                         << (sizeof(T) == 4 ? "float" : "double") << ", " << method);
                 const NineBands<double> A = random_bands(mx, my, rng);
                 const std::size_t n = A.rows();
-                const std::vector<double> b = random_vector(n, rng), x = random_vector(n, rng);
+                const CpuVector<double> b = random_vector(n, rng), x = random_vector(n, rng);
                 auto out_gpu = poisoned<T>(n);
                 be.line_relax(be.make_matrix<T>(A), device<T>(b), device<T>(x), out_gpu, direction, T(0.7));
-                std::vector<T> out_cpu(n);
+                CpuVector<T> out_cpu(n);
                 cpu.line_relax(cpu.make_matrix<T>(A), as<T>(b), as<T>(x), out_cpu, direction, T(0.7));
                 CHECK(difference(host(out_gpu), as_double(out_cpu)) < 10 * tolerance<T>());
             }
@@ -249,20 +255,20 @@ TEMPLATE_TEST_CASE("CUDA restriction (also fused with the defect) and prolongati
         std::vector<double> split_x(mxc - 1), split_y(myc - 1);
         for (double& s : split_x) s = t(rng);
         for (double& s : split_y) s = t(rng);
-        const std::vector<double> fine = random_vector(static_cast<std::size_t>(mx) * my, rng);
-        const std::vector<double> coarse = random_vector(static_cast<std::size_t>(mxc) * myc, rng);
+        const CpuVector<double> fine = random_vector(static_cast<std::size_t>(mx) * my, rng);
+        const CpuVector<double> coarse = random_vector(static_cast<std::size_t>(mxc) * myc, rng);
         const auto sx = device<T>(split_x), sy = device<T>(split_y);
 
         auto r_gpu = poisoned<T>(coarse.size());
         gpu().restrict_to(device<T>(fine), mx, my, sx, sy, r_gpu);
-        std::vector<T> r_cpu(coarse.size());
+        CpuVector<T> r_cpu(coarse.size());
         cpu.restrict_to(as<T>(fine), mx, my, as<T>(split_x), as<T>(split_y), r_cpu);
         CHECK(difference(host(r_gpu), as_double(r_cpu)) < tolerance<T>());
 
         // The fused defect and restriction, and its unfused path, against defect then restriction on the CPU.
         const NineBands<double> A = random_bands(mx, my, rng);
-        const std::vector<double> b = random_vector(fine.size(), rng);
-        std::vector<T> d_cpu(fine.size()), rd_cpu(coarse.size());
+        const CpuVector<double> b = random_vector(fine.size(), rng);
+        CpuVector<T> d_cpu(fine.size()), rd_cpu(coarse.size());
         cpu.restrict_defect(cpu.make_matrix<T>(A), as<T>(b), as<T>(fine), d_cpu, as<T>(split_x), as<T>(split_y), rd_cpu);
         for (bool fused : {true, false}) {
             INFO((fused ? "fused" : "unfused") << " defect and restriction");
@@ -277,7 +283,7 @@ TEMPLATE_TEST_CASE("CUDA restriction (also fused with the defect) and prolongati
 
         auto p_gpu = device<T>(fine);
         gpu().prolong_add(device<T>(coarse), sx, sy, p_gpu, mx, my);
-        std::vector<T> p_cpu = as<T>(fine);
+        CpuVector<T> p_cpu = as<T>(fine);
         cpu.prolong_add(as<T>(coarse), as<T>(split_x), as<T>(split_y), p_cpu, mx, my);
         CHECK(difference(host(p_gpu), as_double(p_cpu)) < tolerance<T>());
     }
@@ -288,30 +294,30 @@ TEST_CASE("CUDA vector operations and double-accumulated reductions equal the CP
     CpuBackend cpu;
     for (std::size_t n : {1ul, 31ul, 32ul, 33ul, 1025ul, 257ul * 257ul, 1025ul * 1025ul + 7ul}) {
         INFO("n = " << n);
-        const std::vector<double> x = random_vector(n, rng), y = random_vector(n, rng);
+        const CpuVector<double> x = random_vector(n, rng), y = random_vector(n, rng);
         // axpy float -> double (the mixed-precision update) and double -> float.
         auto yd = device<double>(y);
         gpu().axpy(0.37, device<float>(x), yd);
-        std::vector<double> yd_cpu = y;
+        CpuVector<double> yd_cpu = y;
         cpu.axpy(0.37, as<float>(x), yd_cpu);
         CHECK(difference(host(yd), yd_cpu) < 1e-15);
         // scale_convert double -> float with a scale that would overflow float without it.
-        std::vector<double> huge = x;
+        CpuVector<double> huge = x;
         for (double& v : huge) v *= 1e300;
         auto scaled = poisoned<float>(n);
         gpu().scale_convert(1e-300, device<double>(huge), scaled);
-        std::vector<float> scaled_cpu(n);
+        CpuVector<float> scaled_cpu(n);
         cpu.scale_convert(1e-300, huge, scaled_cpu);
         CHECK(difference(host(scaled), as_double(scaled_cpu)) < 1e-7);
         // xpay
         auto z = device<double>(y);
         gpu().xpay(device<double>(x), -1.5, z);
-        std::vector<double> z_cpu = y;
+        CpuVector<double> z_cpu = y;
         cpu.xpay(x, -1.5, z_cpu);
         CHECK(difference(host(z), z_cpu) < 1e-15);
         // dot in double, also of float vectors whose float sum of squares would overflow.
         CHECK(gpu().dot(device<double>(x), device<double>(y)) == Approx(cpu.dot(x, y)).epsilon(1e-12));
-        std::vector<double> big = x;
+        CpuVector<double> big = x;
         for (double& v : big) v *= 1e30;
         CHECK(gpu().norm2(device<float>(big)) == Approx(cpu.norm2(as<float>(big))).epsilon(1e-6));
         CHECK(std::isfinite(gpu().norm2(device<float>(big))));
@@ -327,14 +333,14 @@ TEMPLATE_TEST_CASE("CUDA fused update, defect and norm equal the CPU backend", "
         INFO(mx << "x" << my);
         const std::size_t n = static_cast<std::size_t>(mx) * my;
         const NineBands<double> bands = random_bands(mx, my, rng);
-        const std::vector<double> b = random_vector(n, rng), x = random_vector(n, rng), c = random_vector(n, rng);
+        const CpuVector<double> b = random_vector(n, rng), x = random_vector(n, rng), c = random_vector(n, rng);
         auto A = gpu().make_matrix<T>(bands);
         const NineBands<T> A_cpu = convert_bands<T>(bands);
         auto check = [&](auto correction) {
             using C = decltype(correction);
             auto x_next = poisoned<T>(n), d = poisoned<T>(n);
             const double norm = gpu().update_defect_norm(A, device<T>(b), device<T>(x), 0.37, device<C>(c), x_next, d);
-            std::vector<T> x_next_cpu(n), d_cpu(n);
+            CpuVector<T> x_next_cpu(n), d_cpu(n);
             const double norm_cpu = cpu.update_defect_norm(A_cpu, as<T>(b), as<T>(x), 0.37, as<C>(c), x_next_cpu, d_cpu);
             // Within one rounding: the device contracts x + alpha c into a fused multiply-add.
             CHECK(difference(host(x_next), as_double(x_next_cpu)) < 1e-15);
@@ -354,10 +360,10 @@ TEMPLATE_TEST_CASE("CUDA dense product equals the product in double on the host,
     std::mt19937 rng(15);
     for (std::size_t n : {1ul, 9ul, 31ul, 32ul, 33ul, 289ul, 1089ul, 4225ul}) {
         INFO("n = " << n);
-        const std::vector<double> M = random_vector(n * n, rng), b = random_vector(n, rng);
+        const CpuVector<double> M = random_vector(n * n, rng), b = random_vector(n, rng);
         auto x_gpu = poisoned<T>(n);
         gpu().dense_apply(device<double>(M), device<T>(b), x_gpu);
-        const std::vector<T> b_t = as<T>(b);
+        const CpuVector<T> b_t = as<T>(b);
         std::vector<double> x_host(n);
         for (std::size_t i = 0; i < n; ++i)
             for (std::size_t j = 0; j < n; ++j) x_host[i] += M[i * n + j] * double(b_t[j]);
@@ -371,7 +377,7 @@ TEMPLATE_TEST_CASE("CUDA dense product equals the product in double on the host,
 
 TEST_CASE("transfers in chunks of any size round-trip exactly; a chunk smaller than an element is refused", "[gpu]") {
     std::mt19937 rng(16);
-    const std::vector<double> h = random_vector(100003, rng);
+    const std::vector<double> h = as_double(random_vector(100003, rng));
     for (std::optional<std::size_t> chunk : {std::optional<std::size_t>(4096), std::optional<std::size_t>(4104),
                                              std::optional<std::size_t>(std::size_t(1) << 20), std::optional<std::size_t>()}) {
         INFO("chunks of " << (chunk ? std::to_string(*chunk) + " bytes" : std::string("the automatic size")));
@@ -395,7 +401,7 @@ TEST_CASE("transfers in chunks of any size round-trip exactly; a chunk smaller t
 
 TEST_CASE("transfers from and into pinned memory: one DMA for double, staged for float, same values either way", "[gpu]") {
     std::mt19937 rng(17);
-    const std::vector<double> h = random_vector(100003, rng);
+    const CpuVector<double> h = random_vector(100003, rng);
     const pinned_vector<double> source(h.begin(), h.end());
     REQUIRE(is_pinned(source.data()));
     CHECK_FALSE(is_pinned(h.data()));
@@ -525,7 +531,7 @@ TEST_CASE("matrices assembled on the device equal the host assembly entry by ent
             const double difference = worst_row_difference(host(in_double.values), host_bands);
             CHECK(difference <= 1e-14);
             const auto in_float = gpu().make_matrix<float>(m.mesh);
-            const std::vector<float> rounded(host_bands.values.begin(), host_bands.values.end());
+            const CpuVector<float> rounded(host_bands.values.begin(), host_bands.values.end());
             CHECK(host(in_float.values) == as_double(rounded));  // each entry rounded once, as on the host
         }
     }

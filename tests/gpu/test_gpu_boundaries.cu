@@ -40,7 +40,7 @@ DeviceVector<T> on_device(const std::vector<double>& values, bool poisoned = fal
 
 /// max |device - host| / max |host|, infinite where a device value is not finite.
 template <class T, class H>
-double deviation(const DeviceVector<T>& device, const std::vector<H>& host) {
+double deviation(const DeviceVector<T>& device, const CpuBackend::vector<H>& host) {
     std::vector<double> got;
     backend().download(device, got);
     double diff = 0.0, scale = 0.0;
@@ -101,22 +101,22 @@ TEMPLATE_TEST_CASE("CUDA transfers at natural edges (restriction, fused and not,
             std::vector<double> split_x(mxc - 1), split_y(myc - 1);
             for (double& s : split_x) s = t(rng);
             for (double& s : split_y) s = t(rng);
-            const std::vector<T> sx_host(split_x.begin(), split_x.end()), sy_host(split_y.begin(), split_y.end());
+            const CpuBackend::vector<T> sx_host(split_x.begin(), split_x.end()), sy_host(split_y.begin(), split_y.end());
             const auto sx = on_device<T>(split_x), sy = on_device<T>(split_y);
             const std::vector<double> fine = random_values(static_cast<std::size_t>(mx) * my, rng);
             const std::vector<double> coarse = random_values(static_cast<std::size_t>(mxc) * myc, rng);
-            const std::vector<T> fine_t(fine.begin(), fine.end()), coarse_t(coarse.begin(), coarse.end());
+            const CpuBackend::vector<T> fine_t(fine.begin(), fine.end()), coarse_t(coarse.begin(), coarse.end());
 
             auto restricted = on_device<T>(coarse, true);
             backend().restrict_to(on_device<T>(fine), mx, my, sx, sy, restricted, natural);
-            std::vector<T> expected(coarse.size());
+            CpuBackend::vector<T> expected(coarse.size());
             cpu.restrict_to(fine_t, mx, my, sx_host, sy_host, expected, natural);
             CHECK(deviation(restricted, expected) < tolerance);
 
             const NineBands<double> A = natural_bands(mx, my, natural, rng);
             const std::vector<double> b = random_values(fine.size(), rng);
-            std::vector<T> d(fine.size()), expected_defect(coarse.size());
-            cpu.restrict_defect(cpu.make_matrix<T>(A), std::vector<T>(b.begin(), b.end()), fine_t, d, sx_host, sy_host,
+            CpuBackend::vector<T> d(fine.size()), expected_defect(coarse.size());
+            cpu.restrict_defect(cpu.make_matrix<T>(A), CpuBackend::vector<T>(b.begin(), b.end()), fine_t, d, sx_host, sy_host,
                                 expected_defect);
             for (bool fused : {true, false}) {
                 INFO((fused ? "fused" : "unfused") << " defect and restriction");
@@ -131,7 +131,7 @@ TEMPLATE_TEST_CASE("CUDA transfers at natural edges (restriction, fused and not,
 
             auto prolonged = on_device<T>(fine);
             backend().prolong_add(on_device<T>(coarse), sx, sy, prolonged, mx, my, natural);
-            std::vector<T> expected_fine = fine_t;
+            CpuBackend::vector<T> expected_fine = fine_t;
             cpu.prolong_add(coarse_t, sx_host, sy_host, expected_fine, mx, my, natural);
             CHECK(deviation(prolonged, expected_fine) < tolerance);
         }
