@@ -4,8 +4,8 @@
 /// (calloc: a large block is fresh pages, which the kernel clears when they are first written),
 /// and zeros<T>(n) makes n zeros without writing them, so the first loop that writes the vector
 /// maps its pages: a parallel loop does that on all its threads (docs/performance.md, "CPU setup:
-/// first touch"). Otherwise a ZeroedVector is a std::vector: resize() and the other members
-/// that value-initialise write their zeros as usual.
+/// huge pages and first touch"). Otherwise a ZeroedVector is a std::vector: resize() and the
+/// other members that value-initialise write their zeros as usual.
 
 #include <cstddef>
 #include <cstdlib>

@@ -52,7 +52,7 @@ int checked_standard_output(const std::string& command, int status) {
 /// - transparent huge pages for malloc's large blocks (GLIBC_TUNABLES=glibc.malloc.hugetlb=1,
 ///   glibc 2.35 and later; older ones ignore it): the CPU backend writes its levels into fresh
 ///   memory, and with 2 MiB pages the kernel's first touch of it is about 3x faster
-///   (docs/performance.md, "CPU setup").
+///   (docs/performance.md, "CPU setup: huge pages and first touch").
 /// Both are read while the program is loaded, so the tool sets them and starts itself again, once.
 /// If that fails (no /proc), the tool goes on as it is.
 [[gnu::constructor(101)]] static void restart_with_tuned_environment(int, char** argv, char**) {
