@@ -39,13 +39,21 @@ def per_digit(r):
     return r["ms"] / (r["unknowns"] * r["digits"]) if r and r["digits"] > 0 else float("nan")
 
 
+def smoother_name(r):
+    """The smoother of a row, with Jacobi's damping where the row records it ("jacobi ω=0.6")."""
+    if r["smoother"] == "jacobi" and "omega" in r:
+        return f"jacobi ω={r['omega']:g}"
+    return r["smoother"]
+
+
 def ratio(a, b):
     return f"{a / b:.2f}" if a and b and not math.isnan(a) and not math.isnan(b) else "-"
 
 
-def save_figure(plt, fig, path, title):
-    """Writes a figure as PNG and gives the Markdown that shows it."""
-    fig.tight_layout()
+def save_figure(plt, fig, path, title, bottom=0.0):
+    """Writes a figure as PNG and gives the Markdown that shows it; `bottom` (a fraction of the
+    height) is kept free below the axes for a note."""
+    fig.tight_layout(rect=(0, bottom, 1, 1))
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return f"![{title}]({path.name})\n"
@@ -278,28 +286,42 @@ def main(folder):
             import matplotlib
             matplotlib.use("Agg")
             import matplotlib.pyplot as plt
+            markers = {"jacobi": "o", "gauss-seidel": "s", "adi": "^"}
             for c in ("U1", "A2"):
                 fig, ax = plt.subplots(figsize=(6, 4))
+                failed = []  # the smoothers with no converged level, said on the plot
                 for backend in ("cpu", "cuda"):
-                    for smoother, marker in (("jacobi", "o"), ("gauss-seidel", "s"), ("adi", "^")):
-                        pts = sorted((r["level"], per_digit(r) * 1e6) for r in figs if r["case"] == c and r["backend"] == backend
-                                     and r["smoother"] == smoother and r["status"] == "converged")
+                    device = "GPU" if backend == "cuda" else "CPU"
+                    rows = [r for r in figs if r["case"] == c and r["backend"] == backend]
+                    for name in sorted({smoother_name(r) for r in rows}):
+                        mine = [r for r in rows if smoother_name(r) == name]
+                        pts = sorted((r["level"], per_digit(r) * 1e6) for r in mine if r["status"] == "converged")
                         if pts:
-                            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=marker,
-                                    linestyle="-" if backend == "cuda" else "--", label=f"{'GPU' if backend == 'cuda' else 'CPU'} {smoother}")
+                            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=markers[mine[0]["smoother"]],
+                                    linestyle="-" if backend == "cuda" else "--", label=f"{device} {name}")
+                        levels = sorted(r["level"] for r in mine if r["status"] != "converged")
+                        if levels:
+                            statuses = "/".join(sorted({r["status"] for r in mine if r["status"] != "converged"}))
+                            failed.append(f"{device} {name}: {statuses} at L = {', '.join(map(str, levels))}")
+                bottom = 0.0
+                if failed:  # below the axes, where no curve or legend can hide it
+                    fig.set_size_inches(6, 4 + 0.15 * (len(failed) + 1))
+                    bottom = 0.035 * (len(failed) + 1)
+                    fig.text(0.01, 0.01, "\n".join(["no point where the solve failed:"] + failed), fontsize=7,
+                             va="bottom", ha="left")
                 ax.set_yscale("log")
                 ax.set_xlabel("level L")
                 ax.set_ylabel("ns per unknown per digit")
                 ax.set_title(f"{c}: mixed precision (digits:2), {stamp.get('gpu', '')}", fontsize=9)
                 ax.grid(True, which="both", alpha=0.3)
                 ax.legend(fontsize=7)
-                out.append(save_figure(plt, fig, folder / f"fig-{c}.png", c))
+                out.append(save_figure(plt, fig, folder / f"fig-{c}.png", c, bottom))
         except ImportError:
             out.append("(matplotlib is not installed: no plots)\n")
         out.append("| case | L | backend | smoother | status | iterations | ms | ns per unknown per digit |")
         out.append("|---|---|---|---|---|---|---|---|")
-        for r in sorted(figs, key=lambda r: (r["case"], r["backend"], r["smoother"], r["level"])):
-            out.append(f"| {r['case']} | {r['level']} | {r['backend']} | {r['smoother']} | {r['status']} | {fmt_it(r)} | "
+        for r in sorted(figs, key=lambda r: (r["case"], r["backend"], smoother_name(r), r["level"])):
+            out.append(f"| {r['case']} | {r['level']} | {r['backend']} | {smoother_name(r)} | {r['status']} | {fmt_it(r)} | "
                        f"{r['ms']:.3f} | {per_digit(r) * 1e6:.3f} |")
         out.append("")
 

@@ -9,8 +9,9 @@
 // live on the host (default pinned, as the command-line tool keeps them; pageable is a
 // std::vector, staged through the backend's pinned buffers).
 //
-// A config is backend:precision:smoother[:inner][@pre+post], e.g. cpu:double:adi,
-// cuda:mixed:adi:cycles:1 or cuda:mixed:jacobi:cycles:2@2+2 (smoothing steps other than 4+4).
+// A config is backend:precision:smoother[:inner][@pre+post][~omega], e.g. cpu:double:adi,
+// cuda:mixed:adi:cycles:1, cuda:mixed:jacobi:cycles:2@2+2 (smoothing steps other than the
+// defaults) or cuda:mixed:jacobi:digits:2~0.6 (Jacobi damping other than the default).
 // Times are medians over --repeats solves after one warm-up solve, and include the transfer of
 // the right-hand side and the solution (the paper's convention).
 //
@@ -49,7 +50,10 @@ std::vector<std::string> split(const std::string& text, char sep) {
     return out;
 }
 
-SolverOptions parse_config(const std::string& config) {
+SolverOptions parse_config(const std::string& config_text) {
+    // "...~0.6": the Jacobi damping instead of the default.
+    const std::size_t tilde = config_text.find('~');
+    const std::string config = config_text.substr(0, tilde);
     // "...@2+3": 2 pre- and 3 post-smoothing steps instead of the defaults.
     const std::size_t at = config.find('@');
     const std::string text = config.substr(0, at);
@@ -77,16 +81,34 @@ SolverOptions parse_config(const std::string& config) {
     o.precision = parse_precision(parts[1]);
     o.smoother = parse_smoother(parts[2]);
     if (parts.size() >= 5) o.inner = parse_inner_stop(parts[3] + ":" + parts[4]);
+    if (tilde != std::string::npos) {
+        const std::string t = config_text.substr(tilde + 1);
+        std::size_t used = 0;
+        try {
+            o.omega = std::stod(t, &used);
+        } catch (const std::exception&) {
+        }
+        if (used == 0 || used != t.size())
+            throw input_error("config '" + config_text + "': '" + t + "' after ~ is not a Jacobi damping, e.g. ~0.6");
+    }
     if (o.smoother == Smoother::jacobi && o.precision != Precision::mixed) o.max_iterations = 2000;
     validate(o);
     return o;
 }
 
-/// The smoother, with its steps where they are not the defaults ("jacobi 2+2").
+/// The smoother, with its steps and Jacobi's damping where they are not the defaults
+/// ("jacobi 2+2", "jacobi ω=0.6").
 std::string smoother_label(const SolverOptions& o) {
     const SolverOptions defaults;
-    if (o.pre_smooth == defaults.pre_smooth && o.post_smooth == defaults.post_smooth) return to_string(o.smoother);
-    return to_string(o.smoother) + " " + std::to_string(o.pre_smooth) + "+" + std::to_string(o.post_smooth);
+    std::string label = to_string(o.smoother);
+    if (o.pre_smooth != defaults.pre_smooth || o.post_smooth != defaults.post_smooth)
+        label += " " + std::to_string(o.pre_smooth) + "+" + std::to_string(o.post_smooth);
+    if (o.smoother == Smoother::jacobi && o.omega != defaults.omega) {
+        std::ostringstream omega;
+        omega << o.omega;
+        label += " ω=" + omega.str();
+    }
+    return label;
 }
 
 /// Milliseconds of one double defect b - A x on the finest level, on the GPU.
@@ -245,12 +267,13 @@ int main(int argc, char** argv) {
                     std::snprintf(row, sizeof row,
                                   "  {\"case\": \"%s\", \"level\": %d, \"unknowns\": %lld, \"backend\": \"%s\", \"host_memory\": \"%s\", \"precision\": \"%s\", "
                                   "\"smoother\": \"%s\", \"inner\": \"%s\", \"status\": \"%s\", \"outer\": %d, \"inner_cycles\": %d, "
-                                  "\"pre_smooth\": %d, \"post_smooth\": %d, \"digits\": %.4f, \"ms\": %.6f, \"work_unit_ms\": %.6f, "
-                                  "\"l2_error\": %.10e},\n",
+                                  "\"pre_smooth\": %d, \"post_smooth\": %d, \"omega\": %.17g, \"digits\": %.4f, \"ms\": %.6f, "
+                                  "\"work_unit_ms\": %.6f, \"l2_error\": %.10e},\n",
                                   name.c_str(), level, mesh.nodes(), to_string(options.backend).c_str(), host.memory(),
                                   to_string(options.precision).c_str(), to_string(options.smoother).c_str(), inner.c_str(),
                                   to_string(report.status).c_str(), report.outer_iterations, report.inner_cycles,
-                                  options.pre_smooth, options.post_smooth, report.digits_gained(), ms, unit_ms, error);
+                                  options.pre_smooth, options.post_smooth, options.omega, report.digits_gained(), ms,
+                                  unit_ms, error);
                     json += row;
                 }
             }
