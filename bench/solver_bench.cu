@@ -82,6 +82,9 @@ SolverOptions parse_config(const std::string& config_text) {
     o.smoother = parse_smoother(parts[2]);
     if (parts.size() >= 5) o.inner = parse_inner_stop(parts[3] + ":" + parts[4]);
     if (tilde != std::string::npos) {
+        if (o.smoother != Smoother::jacobi)
+            throw input_error("config '" + config_text + "': ~omega is Jacobi's damping; this config's smoother is " +
+                              to_string(o.smoother));
         const std::string t = config_text.substr(tilde + 1);
         std::size_t used = 0;
         try {

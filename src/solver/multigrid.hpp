@@ -106,8 +106,9 @@ public:
         be_.replay(full_recording_, [this] { one_full_cycle(true); });
     }
     /// Full multigrid up to the level below the finest, whose solution is prolongated into the
-    /// finest level's x without a V-cycle there: x = P x_coarse. A mixed solve ends full
-    /// multigrid with that V-cycle in the outer precision (refinement.hpp, InnerMultigrid).
+    /// finest level's x without a V-cycle there: x = P x_coarse (with one level, x is the
+    /// coarsest solve). A mixed solve ends full multigrid with that V-cycle in the outer
+    /// precision (refinement.hpp, InnerMultigrid).
     void full_cycle_below_finest() {
         be_.replay(below_finest_recording_, [this] { one_full_cycle(false); });
     }

@@ -37,8 +37,8 @@ struct OuterFinish {
 /// L = 11: 2.5e-2, where double full multigrid reaches 9.6e-5 and this finish 1.2e-4). With an
 /// OuterFinish, full multigrid therefore stops at the level below the finest; its prolongated
 /// solution becomes the start s in the outer precision, and the finest level's V-cycle corrects
-/// s from its defect d - A s computed in that precision. The correction handed over is s plus
-/// that V-cycle's result, and the step ends with it.
+/// s from its defect d - A s computed in that precision, as many cycles as the inner rule asks.
+/// The correction handed over is s plus what those cycles add.
 template <class Backend, class Outer, class Inner>
 class InnerMultigrid {
 public:
@@ -52,27 +52,17 @@ public:
         be_.scale_convert(1.0 / d_norm, d, mg_.rhs());
         if (step.full_multigrid && finish_.A) return full_multigrid_in_outer(d, d_norm, step, apply);
         be_.fill(mg_.solution(), Inner(0));
-        const bool by_digits = options_.inner.kind == InnerStop::Kind::digits;
-        const int max_cycles = by_digits ? options_.inner_max_cycles : options_.inner.count;
-        const double target = std::pow(10.0, -options_.inner.count);  // the inner rhs has norm 1
         double previous = 1.0;
-        for (int c = 0; c < max_cycles; ++c) {
+        for (int c = 0; c < max_cycles(); ++c) {
             if (c == 0 && step.full_multigrid)
                 mg_.full_cycle();
             else
                 mg_.cycle();
             ++step.inner_cycles;
-            if (!by_digits) continue;
-            const double relative = mg_.defect_norm();
-            step.inner_defects.push_back(relative);
-            if (!std::isfinite(relative)) return false;
-            if (relative <= target) break;
-            // A cycle that no longer halves the inner defect has met the precision floor of the
-            // inner arithmetic: in float the defect of a fine grid cannot be resolved below about
-            // eps * cond (at L = 12 that is of order 1), so further cycles would only burn time up
-            // to the cap (the paper's Table 4 shows such stalls). Hand back the correction.
-            if (relative > inner_stall_ratio * previous) break;
-            previous = relative;
+            if (!by_digits()) continue;
+            const Next next = after_cycle(mg_.defect_norm(), previous, step);
+            if (next == Next::failed) return false;
+            if (next == Next::done) break;
         }
         return apply(d_norm, mg_.solution());
     }
@@ -80,8 +70,31 @@ public:
 private:
     static constexpr double inner_stall_ratio = 0.5;
 
+    bool by_digits() const { return options_.inner.kind == InnerStop::Kind::digits; }
+    int max_cycles() const { return by_digits() ? options_.inner_max_cycles : options_.inner.count; }
+
+    enum class Next { cycle, done, failed };
+    /// After a cycle in digits mode: records the relative inner defect and says whether to cycle
+    /// on. Done when the inner rule is met (the inner rhs has norm 1), or when a cycle no longer
+    /// halves the defect: then it has met the precision floor of the inner arithmetic (in float
+    /// the defect of a fine grid cannot be resolved below about eps * cond, at L = 12 of order 1),
+    /// and further cycles would only burn time up to the cap (the paper's Table 4 shows such
+    /// stalls).
+    Next after_cycle(double relative, double& previous, OuterStep& step) const {
+        step.inner_defects.push_back(relative);
+        if (!std::isfinite(relative)) return Next::failed;
+        if (relative <= std::pow(10.0, -options_.inner.count)) return Next::done;
+        if (relative > inner_stall_ratio * previous) return Next::done;
+        previous = relative;
+        return Next::cycle;
+    }
+
     /// Full multigrid ended in the outer precision (see the class comment); mg_.rhs() holds
-    /// d / ||d||.
+    /// d / ||d||. The finest level's cycles correct the start s from its defect d - A s in the
+    /// outer precision, as many as the inner rule asks (the first is full multigrid's last); each
+    /// takes that defect scaled by 1 / ||d|| (its norm falls to about 1e-4, well inside float's
+    /// range, and no norm has to come to the host first). On a grid with one level, full
+    /// multigrid is the coarsest solve, and the finest cycle solves its defect exactly.
     template <class Apply>
     bool full_multigrid_in_outer(const typename Backend::template vector<Outer>& d, double d_norm, OuterStep& step,
                                  Apply&& apply) {
@@ -90,11 +103,20 @@ private:
         mg_.full_cycle_below_finest();
         be_.scale_convert(d_norm, mg_.solution(), start);
         be_.defect(*finish_.A, d, start, defect);
-        be_.scale_convert(1.0 / d_norm, defect, mg_.rhs());
-        be_.fill(mg_.solution(), Inner(0));
-        mg_.cycle();
-        ++step.inner_cycles;
-        be_.axpy(d_norm, mg_.solution(), start);
+        double previous = 1.0;
+        for (int c = 0; c < max_cycles(); ++c) {
+            be_.scale_convert(1.0 / d_norm, defect, mg_.rhs());
+            be_.fill(mg_.solution(), Inner(0));
+            mg_.cycle();
+            ++step.inner_cycles;
+            be_.axpy(d_norm, mg_.solution(), start);
+            if (!by_digits() && c + 1 == max_cycles()) break;
+            be_.defect(*finish_.A, d, start, defect);
+            if (!by_digits()) continue;
+            const Next next = after_cycle(be_.norm2(defect) / d_norm, previous, step);
+            if (next == Next::failed) return false;
+            if (next == Next::done) break;
+        }
         return apply(1.0, start);
     }
 
