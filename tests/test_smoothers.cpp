@@ -234,7 +234,7 @@ TEST_CASE("CPU line_relax solves every line system exactly (in-line residual zer
             CHECK(worst < 1e-14);
 
             // Float: the same systems within float rounding.
-            const NineBands<float> Af = convert_bands<float>(A);
+            const NineBands<float> Af = be.make_matrix<float>(A);
             const Vector<float> bf(b.begin(), b.end()), xf(x_in.begin(), x_in.end());
             Vector<float> outf(A.rows(), std::nanf(""));
             be.line_relax(Af, bf, xf, outf, direction, 1.0f);

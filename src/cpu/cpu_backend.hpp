@@ -52,7 +52,7 @@ public:
     /// New values for a matrix of the same grid, into its existing storage.
     template <class T>
     void update_values(const NineBands<double>& host, matrix<T>& A) {
-        copy_values(host.values.data(), host.values.size(), A.values.data());
+        scaled_copy(1.0, host.values.data(), host.values.size(), A.values.data());
         A.natural = host.natural;
     }
     /// The stiffness matrix of a built-in problem's mesh, assembled (in parallel) on the host.
@@ -71,13 +71,13 @@ public:
     template <class T>
     void upload(const double* host, std::size_t n, vector<T>& v) {
         if (v.size() != n) v = zeros<T>(n);
-        copy_values(host, n, v.data());
+        scaled_copy(1.0, host, n, v.data());
     }
     template <class T>
     void upload(const std::vector<double>& host, vector<T>& v) { upload(host.data(), host.size(), v); }
     /// v into host memory that holds v.size() values.
     template <class T>
-    void download(const vector<T>& v, double* host) { copy_values(v.data(), v.size(), host); }
+    void download(const vector<T>& v, double* host) { scaled_copy(1.0, v.data(), v.size(), host); }
     template <class T>
     void download(const vector<T>& v, std::vector<double>& host) {
         host.resize(v.size());
@@ -106,7 +106,7 @@ public:
             adimg::assemble_load(mesh, problem, b.data());
         } else {
             const std::vector<double> load = adimg::assemble_load(mesh, problem);
-            copy_values(load.data(), load.size(), b.data());
+            scaled_copy(1.0, load.data(), load.size(), b.data());
         }
     }
     /// The relative L2 error of the nodal values x against the problem's exact solution.
@@ -319,7 +319,7 @@ public:
     }
     template <class T>
     void copy(const vector<T>& src, vector<T>& dst) {
-        copy_values(src.data(), src.size(), dst.data());
+        scaled_copy(1.0, src.data(), src.size(), dst.data());
     }
     /// y += alpha x, converting x to y's precision.
     template <class S, class T>
@@ -338,9 +338,7 @@ public:
     /// dst = alpha src, converting to dst's precision (the scaling keeps float in range).
     template <class S, class T>
     void scale_convert(double alpha, const vector<S>& src, vector<T>& dst) {
-        const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(dst.size());
-#pragma omp parallel for schedule(static) if(parallel_worth(dst.size()))
-        for (std::ptrdiff_t p = 0; p < n; ++p) dst[p] = T(alpha * src[p]);
+        scaled_copy(alpha, src.data(), dst.size(), dst.data());
     }
     /// x·y accumulated in double, whatever T is (float sums of A5 defects would overflow).
     template <class T>
@@ -375,12 +373,13 @@ public:
         xpay(x, scalar_ratio(*num, *num_minus, *den), y);
     }
 
-    /// to[p] = from[p] for p < n, converting to To's precision.
+    /// to[p] = alpha from[p] for p < n, converting to To's precision (alpha = 1: a copy, exact
+    /// where To holds From).
     template <class From, class To>
-    static void copy_values(const From* from, std::size_t n, To* to) {
+    static void scaled_copy(double alpha, const From* from, std::size_t n, To* to) {
         const std::ptrdiff_t count = static_cast<std::ptrdiff_t>(n);
 #pragma omp parallel for schedule(static) if(parallel_worth(n))
-        for (std::ptrdiff_t p = 0; p < count; ++p) to[p] = To(from[p]);
+        for (std::ptrdiff_t p = 0; p < count; ++p) to[p] = To(alpha * from[p]);
     }
 
     /// Nothing to record: replay() runs the body.

@@ -1,6 +1,5 @@
 #pragma once
-// The nine bands as the backends' kernels read them: a view usable on host and device, and a
-// copy in another precision.
+// The nine bands as the backends' kernels read them: a view usable on host and device.
 
 #include <adimg/nine_bands.hpp>
 
@@ -21,16 +20,5 @@ struct BandsView {
 
 template <class T>
 BandsView<T> view(const NineBands<T>& A) { return {A.values.data(), A.mx, A.my}; }
-
-/// Converts every entry to another precision.
-template <class To, class From>
-NineBands<To> convert_bands(const NineBands<From>& A) {
-    NineBands<To> out;
-    out.mx = A.mx;
-    out.my = A.my;
-    out.natural = A.natural;
-    out.values.assign(A.values.begin(), A.values.end());
-    return out;
-}
 
 }  // namespace adimg

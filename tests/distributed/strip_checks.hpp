@@ -101,7 +101,7 @@ void check_ppt_lines() {
     f.be.line_relax(A, b, x, out, Direction::y, 1.0);
     CHECK_FALSE(f.template lines_of<double>(1).pdd);
     CHECK(relative_difference(f.whole(out), expected) <= 1e-13);
-    const NineBands<float> fine_f = convert_bands<float>(t.fine);
+    const NineBands<float> fine_f = cpu.make_matrix<float>(t.fine);
     const CpuVector<float> bf_whole(t.b.begin(), t.b.end()), xf_whole(t.x.begin(), t.x.end());
     CpuVector<float> expected_f(t.b.size());
     cpu.line_relax(fine_f, bf_whole, xf_whole, expected_f, Direction::y, 1.0f);

@@ -335,7 +335,7 @@ TEMPLATE_TEST_CASE("CUDA fused update, defect and norm equal the CPU backend", "
         const NineBands<double> bands = random_bands(mx, my, rng);
         const CpuVector<double> b = random_vector(n, rng), x = random_vector(n, rng), c = random_vector(n, rng);
         auto A = gpu().make_matrix<T>(bands);
-        const NineBands<T> A_cpu = convert_bands<T>(bands);
+        const NineBands<T> A_cpu = cpu.make_matrix<T>(bands);
         auto check = [&](auto correction) {
             using C = decltype(correction);
             auto x_next = poisoned<T>(n), d = poisoned<T>(n);
