@@ -3,11 +3,13 @@
 #include <adimg/io.hpp>
 
 #include "bands_view.hpp"
+#include "compensated_sum.hpp"
+#include "matrix_definiteness.hpp"
+#include "matrix_messages.hpp"
 #include "stencil.hpp"
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <climits>
 #include <cmath>
 #include <limits>
@@ -18,9 +20,13 @@
 #include <omp.h>
 
 namespace adimg {
-namespace {
 
-constexpr const char* band_names[9] = {"SW", "S", "SE", "W", "C", "E", "NW", "N", "NE"};
+using matrix_messages::band_names;
+using matrix_messages::Describer;
+using matrix_messages::edge_contract;
+using matrix_messages::format;
+
+namespace {
 
 /// The exponent k of the largest power of two dividing n (n > 0).
 int twos(int n) {
@@ -41,13 +47,6 @@ void check_size(int m, const char* name) {
             << name << " - 1 adds a level";
         throw input_error(msg.str());
     }
-}
-
-std::string format(double v) {
-    std::ostringstream out;
-    out.precision(17);
-    out << v;
-    return out.str();
 }
 
 /// Validates widths or coordinates: finite and positive.
@@ -143,208 +142,6 @@ std::pair<std::vector<std::vector<double>>, std::vector<std::vector<double>>> Gr
 // --- GridMatrix --------------------------------------------------------------------------------
 
 namespace {
-
-/// Names rows, nodes and bands in messages, and counts how many rows break a rule.
-struct Describer {
-    int mx, my;
-
-    std::string node(long long i, long long j) const {
-        return "(" + std::to_string(i) + ", " + std::to_string(j) + ")";
-    }
-    std::string row(std::size_t p) const {
-        const long long i = static_cast<long long>(p % mx), j = static_cast<long long>(p / mx);
-        return "row " + std::to_string(p) + " (node " + node(i, j) + ", Matrix Market row " + std::to_string(p + 1) +
-               ")";
-    }
-    /// "band NE, column q = node (i, j)" for an on-grid neighbour.
-    std::string entry(std::size_t p, int k) const {
-        const long long i = static_cast<long long>(p % mx) + band_dx(k),
-                        j = static_cast<long long>(p / mx) + band_dy(k);
-        const long long q = j * mx + i;
-        return "band " + std::string(band_names[k]) + ", column " + std::to_string(q) + " = node " + node(i, j) +
-               ", Matrix Market entry (" + std::to_string(p + 1) + ", " + std::to_string(q + 1) + ")";
-    }
-    std::string more(long long rows) const {
-        return rows > 1 ? " (" + std::to_string(rows - 1) + " more row" + (rows > 2 ? "s" : "") + " like it)" : "";
-    }
-};
-
-/// The contract on the edges, for the messages that need it.
-const char* const edge_contract =
-    "adimg takes each edge of the grid as a Dirichlet edge (every row on it holds only its diagonal, a_qq x_q = "
-    "a_qq g_q, and no row couples into it: eliminate g_q from the other equations, b_p -= a_pq g_q, or leave the "
-    "coupling and adimg eliminates it) or as a natural edge (Neumann or Robin: its rows are equations like the "
-    "interior ones, symmetric)";
-
-/// A sum of doubles with compensation: accurate to about 2 eps times the sum of the magnitudes,
-/// however many terms. Each addition's rounding error is found exactly by Knuth's two-sum, which
-/// needs no branch, so that several sums in a loop proceed side by side.
-struct CompensatedSum {
-    double sum = 0.0, correction = 0.0;
-    void add(double v) {
-        const double t = sum + v, from_v = t - sum;
-        correction += (sum - (t - from_v)) + (v - from_v);
-        sum = t;
-    }
-    double value() const { return sum + correction; }
-};
-
-// Cheap necessary conditions for a positive definite matrix, each a certificate when it fails
-// (docs/design.md §2 asks for a symmetric positive definite matrix; an indefinite or singular one
-// would end in a diverging or stagnating solve with advice about smoothing). The unknowns (the
-// nodes off the Dirichlet edges: the interior and the natural edges) must form a positive definite
-// block by themselves, since no row couples into a Dirichlet node:
-// - every 2 x 2 principal submatrix of two coupled unknowns p, q is positive definite:
-//   |a_pq| < sqrt(a_pp a_qq);
-// - v^T A v > 0 for the four sign patterns v = 1, (-1)^i, (-1)^j, (-1)^(i+j) on the unknowns
-//   (0 on the Dirichlet edges): v^T A v < 0 beyond rounding is a certificate of an indefinite
-//   matrix, and v = 1 with v^T A v = 0 to rounding is the constant null vector of a singular
-//   matrix, which is accepted as a pure Neumann problem where every edge is natural (the return
-//   value says so). The products a_pq v_p v_q are exact, and the compensated sum is accurate to
-//   about 2 eps of the sum of |a_pq|, so the tolerances below are well above rounding.
-bool check_positive_definite(const NineBands<double>& A) {
-    const int mx = A.mx, my = A.my;
-    const Describer d{mx, my};
-    const double eps = std::numeric_limits<double>::epsilon();
-    const char* const contract =
-        "adimg's multigrid needs a symmetric positive definite matrix (a stiffness matrix with Dirichlet "
-        "nodes, or with natural edges plus a Robin or mass term), or a pure Neumann matrix whose only null "
-        "vector is the constant; check the signs of the entries, a shift (A - s M with s > 0 is indefinite) "
-        "and that every interior equation keeps its coupling to the eliminated Dirichlet values";
-    // The unknowns: i in i0..i1, j in j0..j1.
-    const int i0 = A.natural.west ? 0 : 1, i1 = A.natural.east ? mx - 1 : mx - 2;
-    const int j0 = A.natural.south ? 0 : 1, j1 = A.natural.north ? my - 1 : my - 2;
-    // The 2 x 2 minor of unknowns p and q = p + (dx, dy), for the couplings k > C (east and the row
-    // above), from sqrt(a_pp) of rows j and j + 1.
-    auto minor_fails = [&](const double* roots, const double* roots_above, const double* a, int k, int i) {
-        const double* roots_q = band_dy(k) == 0 ? roots : roots_above;
-        return std::abs(a[i]) >= roots[i] * roots_q[i + band_dx(k)];
-    };
-    // One pass over the rows of unknowns, one contiguous range of rows per thread, band by band
-    // along each row: each thread counts the failing minors and sums each band's couplings among
-    // the unknowns for the sign patterns below (v_p v_q depends only on the band: (-1)^dx for
-    // v = (-1)^i, ...), in four interleaved sums per band.
-    constexpr int lanes = 4;
-    struct Part {
-        long long minors = 0;
-        CompensatedSum band_sums[9][lanes];
-        double magnitude[lanes] = {};
-    };
-    std::vector<Part> parts(static_cast<std::size_t>(omp_get_max_threads()));
-    auto roots_of_row = [&](int j, std::vector<double>& roots) {
-        for (int i = 0; i < mx; ++i) roots[i] = std::sqrt(A(C, static_cast<std::size_t>(j) * mx + i));
-    };
-#pragma omp parallel
-    {
-        Part& part = parts[static_cast<std::size_t>(omp_get_thread_num())];
-        std::vector<double> roots(mx), roots_above(mx);
-        int previous = -2;
-#pragma omp for schedule(static)
-        for (int j = j0; j <= j1; ++j) {
-            if (previous == j - 1) std::swap(roots, roots_above);  // row j's roots, made as the row above
-            else roots_of_row(j, roots);
-            if (j < j1) roots_of_row(j + 1, roots_above);
-            previous = j;
-            for (int k = 0; k < 9; ++k) {
-                if (j + band_dy(k) < j0 || j + band_dy(k) > j1) continue;
-                const int lo = std::max(i0, i0 - band_dx(k)), hi = std::min(i1, i1 - band_dx(k));
-                const double* a = &A(k, static_cast<std::size_t>(j) * mx);
-                CompensatedSum* sums = part.band_sums[k];
-                int i = lo;
-                for (; i + lanes - 1 <= hi; i += lanes)
-                    for (int l = 0; l < lanes; ++l) {
-                        sums[l].add(a[i + l]);
-                        part.magnitude[l] += std::abs(a[i + l]);
-                    }
-                for (; i <= hi; ++i) {
-                    sums[0].add(a[i]);
-                    part.magnitude[0] += std::abs(a[i]);
-                }
-                if (k > C)
-                    for (i = lo; i <= hi; ++i) part.minors += minor_fails(roots.data(), roots_above.data(), a, k, i);
-            }
-        }
-    }
-    long long minors = 0;
-    CompensatedSum band_sums[9];
-    double magnitude = 0.0;
-    for (const Part& part : parts) {
-        minors += part.minors;
-        for (int k = 0; k < 9; ++k)
-            for (const CompensatedSum& lane : part.band_sums[k]) {
-                band_sums[k].add(lane.sum);
-                band_sums[k].add(lane.correction);
-            }
-        for (double m : part.magnitude) magnitude += m;
-    }
-    if (minors) {
-        // The first failing pair in row order, found again serially: this is the error path.
-        std::size_t first_p = 0;
-        int first_k = 0;
-        bool found = false;
-        std::vector<double> roots(mx), roots_above(mx);
-        for (int j = j0; j <= j1 && !found; ++j) {
-            roots_of_row(j, roots);
-            if (j < j1) roots_of_row(j + 1, roots_above);
-            const std::size_t row = static_cast<std::size_t>(j) * mx;
-            for (int i = i0; i <= i1 && !found; ++i)
-                for (int k = C + 1; k < 9; ++k) {
-                    const int qi = i + band_dx(k), qj = j + band_dy(k);
-                    if (qi < i0 || qi > i1 || qj > j1 || !minor_fails(roots.data(), roots_above.data(), &A(k, row), k, i))
-                        continue;
-                    first_p = row + i;
-                    first_k = k;
-                    found = true;
-                    break;
-                }
-        }
-        const std::size_t q = first_p + static_cast<std::size_t>(band_dy(first_k) * mx + band_dx(first_k));
-        throw input_error("matrix: not positive definite (indefinite or singular): " + d.row(first_p) + " and row " +
-                          std::to_string(q) + " couple with " + format(A(first_k, first_p)) + " (" +
-                          d.entry(first_p, first_k) + "), but their diagonals are " + format(A(C, first_p)) + " and " +
-                          format(A(C, q)) + "; |a_pq| >= sqrt(a_pp a_qq) makes the 2 x 2 submatrix of the two rows, "
-                          "and so the matrix, indefinite or singular. " +
-                          contract + (minors > 1 ? " (" + std::to_string(minors - 1) + " more such pairs)" : ""));
-    }
-
-    struct Pattern {
-        const char* name;
-        bool flip_x, flip_y;  ///< v changes sign from node to node in x, in y
-    };
-    const Pattern patterns[] = {{"v = 1", false, false},
-                                {"v = (-1)^i", true, false},
-                                {"v = (-1)^j", false, true},
-                                {"v = (-1)^(i+j)", true, true}};
-    const double scale = magnitude;
-    bool singular = false;
-    for (const Pattern& pattern : patterns) {
-        CompensatedSum form;
-        for (int k = 0; k < 9; ++k) {
-            const bool negative = (pattern.flip_x && band_dx(k) != 0) != (pattern.flip_y && band_dy(k) != 0);
-            form.add(negative ? -band_sums[k].value() : band_sums[k].value());
-        }
-        const double value = form.value();
-        std::ostringstream relative;
-        relative.precision(3);
-        relative << value / scale;
-        const std::string nodes = A.natural.any() ? "the unknowns" : "the interior nodes";
-        if (value < -16.0 * eps * scale)
-            throw input_error("matrix: indefinite: for the sign pattern " + std::string(pattern.name) + " on " + nodes +
-                              (A.natural.any() ? " (0 on the Dirichlet edges)" : " (0 on the edge)") + ", v^T A v = " + format(value) + " < 0 (" + relative.str() +
-                              " of the sum of |a_pq|), which a positive definite matrix does not allow. " + contract);
-        if (!pattern.flip_x && !pattern.flip_y && std::abs(value) <= 16.0 * eps * scale) {
-            if (A.natural.all()) {
-                singular = true;
-                continue;
-            }
-            throw input_error("matrix: singular: the constant vector on " + nodes + " is a null vector (every "
-                              "row there sums to zero to rounding: v^T A v = " + format(value) + " against a sum of "
-                              "|a_pq| of " + format(scale) + "), as in a pure Neumann problem, which adimg accepts only "
-                              "with every edge natural (no Dirichlet edge). " + contract);
-        }
-    }
-    return singular;
-}
 
 /// True if row p holds nothing but its diagonal (a Dirichlet row).
 bool diagonal_only(const NineBands<double>& A, std::size_t p) {

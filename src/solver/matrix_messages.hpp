@@ -1,0 +1,38 @@
+#pragma once
+// How the checks of a user's matrix (grid.cpp, matrix_definiteness.cpp) name what they reject:
+// numbers in full, rows, nodes and entries with their Matrix Market positions, and the contract
+// on the grid's edges.
+
+#include <adimg/nine_bands.hpp>
+
+#include <cstddef>
+#include <string>
+
+namespace adimg::matrix_messages {
+
+inline constexpr const char* band_names[9] = {"SW", "S", "SE", "W", "C", "E", "NW", "N", "NE"};
+
+/// A number with all its digits.
+std::string format(double v);
+
+/// Names rows, nodes and bands in messages, and counts how many rows break a rule.
+struct Describer {
+    int mx, my;
+
+    std::string node(long long i, long long j) const;
+    /// "row p (node (i, j), Matrix Market row p + 1)".
+    std::string row(std::size_t p) const;
+    /// "band NE, column q = node (i, j)" for an on-grid neighbour.
+    std::string entry(std::size_t p, int k) const;
+    /// " (n more rows like it)" for `rows` rows that break a rule, the first of them named.
+    std::string more(long long rows) const;
+};
+
+/// The contract on the edges, for the messages that need it.
+inline const char* const edge_contract =
+    "adimg takes each edge of the grid as a Dirichlet edge (every row on it holds only its diagonal, a_qq x_q = "
+    "a_qq g_q, and no row couples into it: eliminate g_q from the other equations, b_p -= a_pq g_q, or leave the "
+    "coupling and adimg eliminates it) or as a natural edge (Neumann or Robin: its rows are equations like the "
+    "interior ones, symmetric)";
+
+}  // namespace adimg::matrix_messages
