@@ -10,6 +10,7 @@
 #include "../solver/coarse_factor.hpp"
 #include "../solver/galerkin.hpp"
 #include "../solver/stencil.hpp"
+#include "line_sweeps.hpp"
 
 #include "../solver/scalar_ratio.hpp"
 
@@ -22,6 +23,10 @@
 #include <string>
 #include <type_traits>
 #include <vector>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 namespace adimg {
 
@@ -85,9 +90,11 @@ public:
     }
     template <class T>
     static std::size_t bytes(const matrix<T>& A) { return A.values.size() * sizeof(T); }
-    /// Bytes the backend holds besides the levels: none (the line sweeps allocate their small
-    /// per-thread buffers for the duration of a sweep).
-    std::size_t workspace_bytes() const { return 0; }
+    /// Bytes the backend holds besides the levels: the y-line sweeps' ratios c' (one value per
+    /// node of the largest grid swept, kept from sweep to sweep).
+    std::size_t workspace_bytes() const {
+        return float_lines_.size() * sizeof(float) + double_lines_.size() * sizeof(double);
+    }
 
     // --- a user's matrix and the built-in problems where the solve runs (engine.hpp) ---------
     /// An mx x my matrix of zeros, for a Galerkin level.
@@ -123,34 +130,23 @@ public:
     template <class T>
     void defect(const matrix<T>& A, const vector<T>& b, const vector<T>& x, vector<T>& d) {
         const BandsView<T> Av = view(A);
-#pragma omp parallel for schedule(static) if(parallel_worth(A.rows()))
-        for (int j = 0; j < A.my; ++j)
-            for (int i = 0; i < A.mx; ++i) {
-                const std::size_t p = static_cast<std::size_t>(j) * A.mx + i;
-                d[p] = b[p] - row_product<T>(Av, x.data(), i, j);
-            }
+        each_node(A, [&](int i, int j, long long p, auto interior) { d[p] = b[p] - product<T>(Av, x.data(), i, j, p, interior); });
     }
 
     /// x_out = x_in + omega D^-1 (b - A x_in)
     template <class T>
     void jacobi(const matrix<T>& A, const vector<T>& b, const vector<T>& x_in, vector<T>& x_out, T omega) {
         const BandsView<T> Av = view(A);
-#pragma omp parallel for schedule(static) if(parallel_worth(A.rows()))
-        for (int j = 0; j < A.my; ++j)
-            for (int i = 0; i < A.mx; ++i) {
-                const std::size_t p = static_cast<std::size_t>(j) * A.mx + i;
-                x_out[p] = jacobi_update(x_in[p], b[p], row_product<T>(Av, x_in.data(), i, j), Av(C, p), omega);
-            }
+        each_node(A, [&](int i, int j, long long p, auto interior) {
+            x_out[p] = jacobi_update(x_in[p], b[p], product<T>(Av, x_in.data(), i, j, p, interior), Av(C, p), omega);
+        });
     }
 
     /// y = A x
     template <class T>
     void multiply(const matrix<T>& A, const vector<T>& x, vector<T>& y) {
         const BandsView<T> Av = view(A);
-#pragma omp parallel for schedule(static) if(parallel_worth(A.rows()))
-        for (int j = 0; j < A.my; ++j)
-            for (int i = 0; i < A.mx; ++i)
-                y[static_cast<std::size_t>(j) * A.mx + i] = row_product<T>(Av, x.data(), i, j);
+        each_node(A, [&](int i, int j, long long p, auto interior) { y[p] = product<T>(Av, x.data(), i, j, p, interior); });
     }
 
     /// `steps` Jacobi steps on x in place, one pass over memory each, alternating with work.
@@ -178,61 +174,42 @@ public:
 
     /// One ADI half-step: for every grid line in `direction`, solve the tridiagonal system of its
     /// in-line couplings with right-hand side b - (off-line couplings) x_in, by the Thomas
-    /// algorithm, and write x_in + omega (solution - x_in) to x_out. Lines are solved a block at
-    /// a time: x-lines one by one, y-lines 64 side by side so that the sweep along j streams whole
-    /// rows.
+    /// algorithm, and write x_in + omega (solution - x_in) to x_out (line_sweeps.hpp).
     template <class T>
     void line_relax(const matrix<T>& A, const vector<T>& b, const vector<T>& x_in, vector<T>& x_out, Direction direction,
                     T omega) {
         const BandsView<T> Av = view(A);
-        const int mx = A.mx, my = A.my;
-        const bool along_x = direction == Direction::x;
-        const int lines = along_x ? my : mx, length = along_x ? mx : my;
-        const int block = along_x ? 1 : 64;  // lines solved together
-        const std::size_t row_stride = along_x ? 1 : mx;
-#pragma omp parallel if(parallel_worth(A.rows()))
-        {
-            std::vector<T> c_prime(static_cast<std::size_t>(length) * block), next(block);
+        const bool parallel = parallel_worth(A.rows());
+        if (direction == Direction::x) {
+#pragma omp parallel if(parallel)
+            {
+                std::vector<T> c_prime(static_cast<std::size_t>(A.mx) * cpu::x_line_group);
+                const int spacing = (A.my + cpu::x_line_group - 1) / cpu::x_line_group;
 #pragma omp for schedule(static)
-            for (int first = 0; first < lines; first += block) {
-                const int count = std::min(block, lines - first);
-                // Node r of line `first + s`, as (i, j) and its index (no division by mx).
-                auto node = [&](int r, int s, int& i, int& j) {
-                    i = along_x ? r : first + s;
-                    j = along_x ? first + s : r;
-                    return static_cast<std::size_t>(j) * mx + i;
-                };
-                // Forward elimination, right-hand side formed on the fly; d' goes to x_out.
-                for (int r = 0; r < length; ++r) {
-                    T* const cp = c_prime.data() + static_cast<std::size_t>(r) * block;
-                    const T* const cp_prev = cp - block;
-                    for (int s = 0; s < count; ++s) {
-                        int i, j;
-                        const std::size_t p = node(r, s, i, j);
-                        const LineRow<T> row = line_row(Av, p, direction);
-                        const T rhs = b[p] - off_line_product(Av, x_in.data(), i, j, direction);
-                        if (r == 0) {
-                            cp[s] = row.upper / row.diag;
-                            x_out[p] = rhs / row.diag;
-                        } else {
-                            const T pivot = row.diag - row.lower * cp_prev[s];
-                            cp[s] = row.upper / pivot;
-                            x_out[p] = (rhs - row.lower * x_out[p - row_stride]) / pivot;
-                        }
-                    }
-                }
-                // Back substitution; `next` holds the undamped solution of the node after.
-                for (int r = length - 1; r >= 0; --r) {
-                    const T* const cp = c_prime.data() + static_cast<std::size_t>(r) * block;
-                    for (int s = 0; s < count; ++s) {
-                        int i, j;
-                        const std::size_t p = node(r, s, i, j);
-                        const T solution = r == length - 1 ? x_out[p] : x_out[p] - cp[s] * next[s];
-                        next[s] = solution;
-                        x_out[p] = relax(x_in[p], solution, omega);
-                    }
-                }
+                for (int first = 0; first < spacing; ++first)
+                    cpu::x_line_group_sweep(Av, b.data(), x_in.data(), x_out.data(), omega, first, spacing,
+                                            (A.my - first + spacing - 1) / spacing, c_prime.data());
             }
+            return;
+        }
+#ifdef _OPENMP
+        const int threads = parallel ? omp_get_max_threads() : 1;
+#else
+        const int threads = 1;  // a caller compiled without OpenMP runs the loops below serially
+#endif
+        const int width = cpu::y_block_width(A.mx, threads);
+        // The c' of block `first` occupy the block's own columns' share of one grid's worth of
+        // values, a buffer kept from sweep to sweep: allocated per sweep, its pages were cleared
+        // by the kernel every time (41% of a CPU solve).
+        auto& c_prime = y_line_ratios<T>();
+        if (c_prime.size() < A.rows()) c_prime = zeros<T>(A.rows());
+#pragma omp parallel if(parallel)
+        {
+            std::vector<T> carry(2 * static_cast<std::size_t>(width));
+#pragma omp for schedule(static)
+            for (int first = 0; first < A.mx; first += width)
+                cpu::y_line_block(Av, b.data(), x_in.data(), x_out.data(), omega, first, std::min(width, A.mx - first),
+                                  c_prime.data() + static_cast<std::size_t>(first) * A.my, carry.data());
         }
     }
 
@@ -283,13 +260,10 @@ public:
                               vector<X>& x_next, vector<X>& d) {
         const BandsView<X> Av = view(A);
         const Corrected<X, C> corrected{x.data(), c.data(), alpha};
-#pragma omp parallel for schedule(static) if(parallel_worth(A.rows()))
-        for (int j = 0; j < A.my; ++j)
-            for (int i = 0; i < A.mx; ++i) {
-                const std::size_t p = static_cast<std::size_t>(j) * A.mx + i;
-                x_next[p] = corrected[p];
-                d[p] = b[p] - row_product<X>(Av, corrected, i, j);
-            }
+        each_node(A, [&](int i, int j, long long p, auto interior) {
+            x_next[p] = corrected[p];
+            d[p] = b[p] - product<X>(Av, corrected, i, j, p, interior);
+        });
         return norm2(d);
     }
 
@@ -387,6 +361,46 @@ public:
     template <class Body>
     void replay(Recording&, Body&& body) {
         body();
+    }
+
+private:
+    /// node(i, j, p, interior) for every node (i, j) of A's grid, p = j mx + i, grid rows spread
+    /// over the threads; `interior` is std::true_type for nodes with all eight neighbours in the
+    /// grid. Those of a row run as one loop that the compiler vectorises: node() must not carry
+    /// anything from one node to the next (omp simd).
+    template <class T, class Node>
+    static void each_node(const matrix<T>& A, Node&& node) {
+        const int mx = A.mx, my = A.my;
+#pragma omp parallel for schedule(static) if(parallel_worth(A.rows()))
+        for (int j = 0; j < my; ++j) {
+            const long long row = static_cast<long long>(j) * mx;
+            if (j == 0 || j == my - 1 || mx < 3) {
+                for (int i = 0; i < mx; ++i) node(i, j, row + i, std::false_type{});
+                continue;
+            }
+            node(0, j, row, std::false_type{});
+#pragma omp simd
+            for (int i = 1; i < mx - 1; ++i) node(i, j, row + i, std::true_type{});
+            node(mx - 1, j, row + mx - 1, std::false_type{});
+        }
+    }
+    /// (A x)_p by the formula for an interior node or for any node, as each_node says.
+    template <class Acc, class T, class V, bool interior>
+    static Acc product(const BandsView<T>& A, const V& x, int i, int j, long long p, std::bool_constant<interior>) {
+        if constexpr (interior)
+            return row_product_interior<Acc>(A, x, p);
+        else
+            return row_product<Acc>(A, x, i, j);
+    }
+
+    vector<float> float_lines_;
+    vector<double> double_lines_;
+    template <class T>
+    vector<T>& y_line_ratios() {
+        if constexpr (std::is_same_v<T, float>)
+            return float_lines_;
+        else
+            return double_lines_;
     }
 };
 

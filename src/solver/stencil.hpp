@@ -20,19 +20,25 @@ enum class SweepOrder { forward, backward };
 /// The colour (ci, cj), as ci + 2 cj, that a sweep in `order` updates at its step 0..3.
 ADIMG_HD constexpr int colour_at(int step, SweepOrder order) { return order == SweepOrder::forward ? step : 3 - step; }
 
-/// (A x)_p for node (i, j) of an mx x my grid, where band(k) gives the row's entry in band k
-/// and x_at(dx, dy) gives x at the neighbour (i + dx, j + dy): from a grid in memory
-/// (row_product below), or from just-computed values in shared memory and a row's bands held
-/// in registers (the fused Jacobi steps of the CUDA backend). Interior nodes take the unchecked
-/// nine-point path; nodes on the grid edge skip neighbours outside the grid (their band entries
-/// are zero by contract).
+/// (A x)_p for a node whose eight neighbours are all in the grid, where band(k) gives the row's
+/// entry in band k and x_at(dx, dy) gives x at the neighbour (i + dx, j + dy): from a grid in
+/// memory (row_product below), or from just-computed values in shared memory and a row's bands
+/// held in registers (the fused Jacobi steps of the CUDA backend). No bounds checks, so that loops
+/// over a row's interior vectorise.
+template <class Acc, class Band, class At>
+ADIMG_HD Acc nine_point_interior(Band&& band, At&& x_at) {
+    Acc sum = 0;
+    for (int k = 0; k < 9; ++k) sum += Acc(band(k)) * Acc(x_at(band_dx(k), band_dy(k)));
+    return sum;
+}
+
+/// (A x)_p for node (i, j) of an mx x my grid: interior nodes as above, nodes on the grid edge
+/// skipping neighbours outside the grid (their band entries are zero by contract); the terms are
+/// the same, in the same order.
 template <class Acc, class Band, class At>
 ADIMG_HD Acc nine_point_product(int mx, int my, int i, int j, Band&& band, At&& x_at) {
+    if (i > 0 && i < mx - 1 && j > 0 && j < my - 1) return nine_point_interior<Acc>(band, x_at);
     Acc sum = 0;
-    if (i > 0 && i < mx - 1 && j > 0 && j < my - 1) {
-        for (int k = 0; k < 9; ++k) sum += Acc(band(k)) * Acc(x_at(band_dx(k), band_dy(k)));
-        return sum;
-    }
     for (int k = 0; k < 9; ++k) {
         const int ii = i + band_dx(k), jj = j + band_dy(k);
         if (ii >= 0 && ii < mx && jj >= 0 && jj < my) sum += Acc(band(k)) * Acc(x_at(band_dx(k), band_dy(k)));
@@ -48,6 +54,12 @@ ADIMG_HD Acc row_product(const BandsView<T>& A, const V& x, int i, int j) {
     return nine_point_product<Acc>(A.mx, A.my, i, j, [&](int k) { return A(k, p); },
                                    [&](int dx, int dy) { return x[p + dy * mx + dx]; });
 }
+/// The same for node p whose neighbours are all in the grid.
+template <class Acc, class T, class V>
+ADIMG_HD Acc row_product_interior(const BandsView<T>& A, const V& x, long long p) {
+    const long long mx = A.mx;
+    return nine_point_interior<Acc>([&](int k) { return A(k, p); }, [&](int dx, int dy) { return x[p + dy * mx + dx]; });
+}
 
 /// The iterate after a correction, x + alpha c, read entry by entry: the refinement loop's update
 /// and its next defect then take one pass over memory (update_defect_norm in the backends), and
@@ -60,20 +72,35 @@ struct Corrected {
     ADIMG_HD X operator[](std::size_t q) const { return X(x[q] + alpha * c[q]); }
 };
 
+/// Whether band k couples a node to nodes off its own line: dy != 0 for x-lines, dx != 0 for
+/// y-lines.
+ADIMG_HD constexpr bool off_line_band(int k, Direction line) {
+    return (line == Direction::x ? band_dy(k) : band_dx(k)) != 0;
+}
+
+/// The part of (A x)_p that couples node p to nodes off its own line, for a node whose eight
+/// neighbours are all in the grid: no bounds checks, so that loops over a row's interior vectorise.
+template <class T>
+ADIMG_HD T off_line_interior(const BandsView<T>& A, const T* x, long long p, Direction line) {
+    const long long mx = A.mx;
+    T sum = 0;
+    for (int k = 0; k < 9; ++k)
+        if (off_line_band(k, line)) sum += A(k, p) * x[p + band_dy(k) * mx + band_dx(k)];
+    return sum;
+}
+
 /// The part of (A x)_p that couples (i, j) to nodes off its own line: the six bands with dy != 0
-/// for x-lines, with dx != 0 for y-lines. The ADI right-hand side is b - this.
-/// Interior nodes skip the bounds checks (the same terms in the same order).
+/// for x-lines, with dx != 0 for y-lines. The ADI right-hand side is b - this. Nodes on the grid
+/// edge skip neighbours outside the grid; the terms are the same, in the same order.
 template <class T>
 ADIMG_HD T off_line_product(const BandsView<T>& A, const T* x, int i, int j, Direction line) {
     const int mx = A.mx;
     const long long p = static_cast<long long>(j) * mx + i;
-    const bool interior = i > 0 && i < mx - 1 && j > 0 && j < A.my - 1;
+    if (i > 0 && i < mx - 1 && j > 0 && j < A.my - 1) return off_line_interior(A, x, p, line);
     T sum = 0;
     for (int k = 0; k < 9; ++k) {
-        const int dx = band_dx(k), dy = band_dy(k);
-        if ((line == Direction::x ? dy : dx) == 0) continue;
-        const int ii = i + dx, jj = j + dy;
-        if (interior || (ii >= 0 && ii < mx && jj >= 0 && jj < A.my)) sum += A(k, p) * x[p + dy * mx + dx];
+        const int dx = band_dx(k), dy = band_dy(k), ii = i + dx, jj = j + dy;
+        if (off_line_band(k, line) && ii >= 0 && ii < mx && jj >= 0 && jj < A.my) sum += A(k, p) * x[p + dy * mx + dx];
     }
     return sum;
 }
@@ -83,9 +110,12 @@ template <class T>
 struct LineRow {
     T lower, diag, upper;
 };
+/// The bands that hold them: W C E for x-lines, S C N for y-lines.
+ADIMG_HD constexpr Band lower_band(Direction line) { return line == Direction::x ? W : S; }
+ADIMG_HD constexpr Band upper_band(Direction line) { return line == Direction::x ? E : N; }
 template <class T>
 ADIMG_HD LineRow<T> line_row(const BandsView<T>& A, std::size_t p, Direction line) {
-    return line == Direction::x ? LineRow<T>{A(W, p), A(C, p), A(E, p)} : LineRow<T>{A(S, p), A(C, p), A(N, p)};
+    return {A(lower_band(line), p), A(C, p), A(upper_band(line), p)};
 }
 
 /// One damped Jacobi update of node p: x + omega (b - (A x)_p) / a_pp.
