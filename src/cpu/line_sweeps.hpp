@@ -10,7 +10,7 @@
 // after (back) are carried in small arrays, never read back from the grid: grids are 2^L + 1 wide,
 // so the node one row up lies a multiple of 4 KiB from the one just written, and reading it
 // stalls on the store. The arithmetic is the textbook Thomas algorithm's, node by node.
-// docs/performance.md, "CPU line sweeps".
+// docs/performance.md, "CPU line sweeps and stencil loops".
 
 #include "../solver/bands_view.hpp"
 #include "../solver/stencil.hpp"
@@ -128,7 +128,7 @@ void x_line_group_sweep(const BandsView<T>& A, const T* b, const T* x_in, T* x_o
 }
 
 /// Columns per y-line block: the columns shared evenly among the threads, at most 1024 per block
-/// (wide blocks stream whole grid rows; docs/performance.md, "CPU line sweeps").
+/// (wide blocks stream whole grid rows; docs/performance.md, "CPU line sweeps and stencil loops").
 inline int y_block_width(int mx, int threads) {
     const int blocks = std::max(threads, (mx + 1023) / 1024);
     return (mx + blocks - 1) / blocks;
