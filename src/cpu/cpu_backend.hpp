@@ -1,7 +1,8 @@
 #pragma once
 // The CPU backend: the operations of the backend contract (src/solver/backend.hpp) on host
 // memory, parallelised with OpenMP. It is the reference every CUDA kernel is tested against, so each
-// operation is the plain loop around the shared formula in <adimg/stencil.hpp>.
+// operation computes the shared formula of src/solver/stencil.hpp node by node; the loops around it
+// are laid out for a core (each_node below; the line sweeps in line_sweeps.hpp).
 
 #include <adimg/nine_bands.hpp>
 #include <adimg/problems.hpp>
@@ -179,12 +180,19 @@ public:
     void line_relax(const matrix<T>& A, const vector<T>& b, const vector<T>& x_in, vector<T>& x_out, Direction direction,
                     T omega) {
         const BandsView<T> Av = view(A);
-        const bool parallel = parallel_worth(A.rows());
+        [[maybe_unused]] const bool parallel = parallel_worth(A.rows());
+#ifdef _OPENMP
+        const int threads = parallel ? omp_get_max_threads() : 1;
+#else
+        const int threads = 1;  // a caller compiled without OpenMP runs the loops below serially
+#endif
         if (direction == Direction::x) {
+            // Rows in groups (one when there are too few rows to give every thread a group).
+            const int group = A.my >= cpu::x_line_group * threads ? cpu::x_line_group : 1;
+            const int spacing = (A.my + group - 1) / group;
 #pragma omp parallel if(parallel)
             {
                 std::vector<T> c_prime(static_cast<std::size_t>(A.mx) * cpu::x_line_group);
-                const int spacing = (A.my + cpu::x_line_group - 1) / cpu::x_line_group;
 #pragma omp for schedule(static)
                 for (int first = 0; first < spacing; ++first)
                     cpu::x_line_group_sweep(Av, b.data(), x_in.data(), x_out.data(), omega, first, spacing,
@@ -192,15 +200,10 @@ public:
             }
             return;
         }
-#ifdef _OPENMP
-        const int threads = parallel ? omp_get_max_threads() : 1;
-#else
-        const int threads = 1;  // a caller compiled without OpenMP runs the loops below serially
-#endif
         const int width = cpu::y_block_width(A.mx, threads);
         // The c' of block `first` occupy the block's own columns' share of one grid's worth of
-        // values, a buffer kept from sweep to sweep: allocated per sweep, its pages were cleared
-        // by the kernel every time (41% of a CPU solve).
+        // values, in a buffer kept from sweep to sweep (a fresh one per sweep costs the kernel's
+        // clearing of its pages every time).
         auto& c_prime = y_line_ratios<T>();
         if (c_prime.size() < A.rows()) c_prime = zeros<T>(A.rows());
 #pragma omp parallel if(parallel)
