@@ -368,23 +368,13 @@ public:
 
 private:
     /// node(i, j, p, interior) for every node (i, j) of A's grid, p = j mx + i, grid rows spread
-    /// over the threads; `interior` is std::true_type for nodes with all eight neighbours in the
-    /// grid. Those of a row run as one loop that the compiler vectorises: node() must not carry
-    /// anything from one node to the next (omp simd).
+    /// over the threads, each row's interior vectorised (cpu::row_nodes).
     template <class T, class Node>
     static void each_node(const matrix<T>& A, Node&& node) {
-        const int mx = A.mx, my = A.my;
 #pragma omp parallel for schedule(static) if(parallel_worth(A.rows()))
-        for (int j = 0; j < my; ++j) {
-            const long long row = static_cast<long long>(j) * mx;
-            if (j == 0 || j == my - 1 || mx < 3) {
-                for (int i = 0; i < mx; ++i) node(i, j, row + i, std::false_type{});
-                continue;
-            }
-            node(0, j, row, std::false_type{});
-#pragma omp simd
-            for (int i = 1; i < mx - 1; ++i) node(i, j, row + i, std::true_type{});
-            node(mx - 1, j, row + mx - 1, std::false_type{});
+        for (int j = 0; j < A.my; ++j) {
+            const long long row = static_cast<long long>(j) * A.mx;
+            cpu::row_nodes(A.mx, A.my, j, 0, A.mx, [&](int i, auto interior) { node(i, j, row + i, interior); });
         }
     }
     /// (A x)_p by the formula for an interior node or for any node, as each_node says.
