@@ -9,7 +9,8 @@ elements on tensor-product 2D grids.
 See help(adimg.Solver) for the matrix, the node order and the options.
 """
 
-from ._adimg import DeviceError, InputError, OuterStep, SolveReport, option_table
+from ._adimg import DeviceError, InputError, OuterStep, SolveReport, __version__, option_table
 from .solver import SolveError, Solver
 
-__all__ = ["Solver", "SolveError", "SolveReport", "OuterStep", "InputError", "DeviceError", "option_table"]
+__all__ = ["Solver", "SolveError", "SolveReport", "OuterStep", "InputError", "DeviceError", "option_table",
+           "__version__"]

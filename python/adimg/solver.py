@@ -1,11 +1,15 @@
 """The Solver class: a matrix on a grid in, solutions out (the C++ adimg::Solver underneath)."""
 
+import numbers
+import os
+
 import numpy as np
 
 from . import _adimg
 from ._adimg import InputError
 
 ORDERS = ("auto", "x-fastest", "y-fastest")
+INT32_MAX = 2**31 - 1  # the largest index of the compressed columns the module hands the library
 
 
 class SolveError(RuntimeError):
@@ -23,10 +27,11 @@ class Solver:
     Solver(A, nodes=None, *, widths=None, coordinates=None, order="auto",
            symmetry_tolerance=1e-10, **options)
 
-    A       a scipy.sparse matrix of mx*my rows (any format), or the nine bands as a numpy array
+    A       a real scipy.sparse matrix of mx*my rows (any format), or the nine bands as a numpy array
             of shape (9, mx*my) or (9, my, mx): band k = 3 (dy + 1) + (dx + 1) (SW S SE W C E NW N
             NE) of row p = j*mx + i couples node (i, j) with (i + dx, j + dy).
-    nodes   (mx, my): nodes in x and in y. Both must be c*2^k + 1 (k >= 1), e.g. 129 or 193.
+    nodes   (mx, my): nodes in x and in y, or m for m x m. Both must be c*2^k + 1 (k >= 1), e.g. 129
+            or 193.
     widths  (hx, hy): the element widths of a rectilinear mesh, or
     coordinates (x, y): its node coordinates; either gives the grid (nodes is then optional) and
             the exact Q1 prolongation. Without them the prolongation is bilinear in index space,
@@ -38,7 +43,7 @@ class Solver:
             x-fastest; the solution is the same either way, but with widths or coordinates pass
             the order, so that the prolongation uses the right widths in each direction. Band
             arrays are always x-fastest.
-    symmetry_tolerance  the largest accepted |a_pq - a_qp| / max(|a_pq|, |a_qp|).
+    symmetry_tolerance  the largest accepted |a_pq - a_qp| / max(|a_pq|, |a_qp|), a number >= 0.
 
     The matrix must be symmetric, positive definite or pure Neumann (singular with the constant
     null vector: solve() then returns the solution of zero mean). Each edge is a Dirichlet edge
@@ -55,8 +60,13 @@ class Solver:
                  **options):
         if order not in ORDERS:
             raise InputError(f"order={order!r}: use one of {', '.join(map(repr, ORDERS))}")
+        if not (isinstance(symmetry_tolerance, numbers.Real) and symmetry_tolerance >= 0):
+            raise InputError(f"symmetry_tolerance={symmetry_tolerance!r}: give a number >= 0, the largest accepted "
+                             f"|a_pq - a_qp| / max(|a_pq|, |a_qp|) (0 asks for exact symmetry)")
         grid_args = _grid_arguments(nodes, widths, coordinates)
         mx, my = grid_args[1]
+        _grid(*grid_args, "x-fastest")  # the library's check of the grid, before any copy of the matrix
+        _refuse_complex(A, "A", "a complex matrix needs a complex solver; if its imaginary part is zero, pass A.real")
         if _is_sparse(A):
             columns = _compressed_columns(A, mx * my)
             self.order = _resolve_order(order, mx, my, columns)
@@ -66,6 +76,7 @@ class Solver:
                 raise InputError("order='y-fastest': band arrays are in adimg's numbering (x-fastest, "
                                  "p = j*mx + i); give a sparse matrix to use another numbering")
             self.order = "x-fastest"
+            _check_memory(mx * my, 72 * mx * my)  # the bands as one float64 array
             bands = np.ascontiguousarray(A, dtype=np.float64)
             if bands.ndim == 3:
                 if bands.shape != (9, my, mx):
@@ -80,11 +91,13 @@ class Solver:
     def solve(self, b, x0=None):
         """(x, report): the solution of A x = b, from x0 (zero if None), in the matrix's node order.
 
-        Raises SolveError (with .report and .x) if the solve does not converge."""
-        b = np.ascontiguousarray(b, dtype=np.float64)
+        b and x0 are vectors of shape (n,) or columns of shape (n, 1), as scipy.io.mmread returns them;
+        x has the shape of b. Raises SolveError (with .report and .x) if the solve does not converge."""
+        b, shape = _vector(b, "b")
         if x0 is not None:
-            x0 = np.ascontiguousarray(x0, dtype=np.float64)
+            x0, _ = _vector(x0, "x0")
         x, report = self._solver.solve(b, x0)
+        x = x.reshape(shape)
         if not report.ok:
             raise SolveError(report, x)
         return x, report
@@ -93,8 +106,10 @@ class Solver:
         """z = M r: one V-cycle from zero on r (adimg::Solver::precondition), for a Krylov method of
         your own. With pre_smooth == post_smooth, the direct coarse solve (the defaults) and
         precision="double", M is symmetric positive definite to rounding, so plain CG may use it;
-        a float cycle (precision="mixed") is symmetric to float rounding only."""
-        return self._solver.precondition(np.ascontiguousarray(r, dtype=np.float64))
+        a float cycle (precision="mixed") is symmetric to float rounding only. z has the shape of r,
+        (n,) or (n, 1)."""
+        r, shape = _vector(r, "r")
+        return self._solver.precondition(r).reshape(shape)
 
     def aslinearoperator(self):
         """M as a scipy.sparse.linalg.LinearOperator, e.g. scipy.sparse.linalg.cg(A, b, M=...)."""
@@ -137,13 +152,26 @@ def _grid_arguments(nodes, widths, coordinates):
         kind, (u, v) = ("widths", widths) if widths is not None else ("coordinates", coordinates)
         u, v = np.asarray(u, dtype=np.float64).ravel(), np.asarray(v, dtype=np.float64).ravel()
         size = (len(u) + 1, len(v) + 1) if kind == "widths" else (len(u), len(v))
-        if nodes is not None and tuple(nodes) != size:
-            raise InputError(f"nodes={tuple(nodes)}, but the {kind} give a {size[0]}x{size[1]} grid")
+        if nodes is not None and _node_counts(nodes) != size:
+            raise InputError(f"nodes={nodes!r}, but the {kind} give a {size[0]}x{size[1]} grid")
         return kind, size, (u, v)
     if nodes is None:
         raise InputError("give the grid: nodes=(mx, my), widths=(hx, hy) or coordinates=(x, y)")
-    mx, my = (int(n) for n in nodes)
-    return "nodes", (mx, my), None
+    return "nodes", _node_counts(nodes), None
+
+
+def _node_counts(nodes):
+    """(mx, my) from nodes=(mx, my), or from nodes=m for an m x m grid; only whole numbers."""
+    def whole(n):
+        return isinstance(n, numbers.Integral) and not isinstance(n, bool)
+
+    counts = ((nodes, nodes) if isinstance(nodes, numbers.Number)
+              else tuple(nodes) if isinstance(nodes, (tuple, list, np.ndarray)) else ())
+    if len(counts) != 2:
+        raise InputError(f"nodes={nodes!r}: give (mx, my), the nodes in x and in y (or m for an m x m grid)")
+    if not all(whole(n) for n in counts):
+        raise InputError(f"nodes={nodes!r}: give whole numbers of nodes, e.g. nodes=(129, 65)")
+    return int(counts[0]), int(counts[1])
 
 
 def _grid(kind, size, arrays, order):
@@ -160,11 +188,65 @@ def _grid(kind, size, arrays, order):
 
 
 def _compressed_columns(A, n):
+    """(indptr, indices, data) of the sparse matrix A in compressed columns, from any scipy.sparse
+    format, without its stored zeros (which BSR blocks and DIA diagonals hold outside the nine
+    bands); the sizes are checked first, before any conversion."""
     if A.shape != (n, n):
         raise InputError(f"the matrix is {A.shape[0]}x{A.shape[1]}, but the grid has {n} nodes")
-    A = A.tocsc()
-    return (A.indptr.astype(np.int32, copy=False), A.indices.astype(np.int32, copy=False),
-            np.ascontiguousarray(A.data, dtype=np.float64))
+    if A.nnz > INT32_MAX:
+        raise InputError(f"the matrix stores {A.nnz} entries, more than the 2^31 - 1 that adimg's 32-bit indices "
+                         f"hold; remove its stored zeros (A.eliminate_zeros()) or use a smaller grid")
+    _check_memory(n, 2 * (12 * A.nnz + 4 * n))  # the compressed columns, and the library's copy of them
+    C = A.tocsc()
+    if not C.data.all():
+        if C is A:  # A was compressed columns already: leave the caller's matrix as it is
+            C = C.copy()
+        C.eliminate_zeros()
+    return (C.indptr.astype(np.int32, copy=False), C.indices.astype(np.int32, copy=False),
+            np.ascontiguousarray(C.data, dtype=np.float64))
+
+
+def _host_memory():
+    """Bytes of memory this process may use: the physical memory, or less where a cgroup (a
+    container) limits it."""
+    memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    try:
+        with open("/sys/fs/cgroup/memory.max") as limit:
+            return min(memory, int(limit.read()))
+    except (OSError, ValueError):  # no cgroup v2 limit, or "max"
+        return memory
+
+
+def _check_memory(n, copy_bytes):
+    """Refuses a matrix of n rows whose copies (copy_bytes) and checked nine bands (72 bytes a row)
+    would not fit in memory, before making any (as the command line refuses a --level)."""
+    needed, available = copy_bytes + 72 * n, _host_memory()
+    if needed > 0.9 * available:
+        raise InputError(f"the matrix has {n} rows: reading it needs about {needed / 2**30:.3g} GiB, but this "
+                         f"process may use {available / 2**30:.3g} GiB; use a smaller grid")
+
+
+def _refuse_complex(values, name, advice):
+    """Refuses complex values, whose imaginary parts a conversion to float64 would drop."""
+    if np.iscomplexobj(values):
+        raise InputError(f"{name} has complex values, but adimg solves real systems and would drop their imaginary "
+                         f"parts; {advice}")
+
+
+def _vector(v, name):
+    """(v as a contiguous float64 vector, the shape to give a result): v of shape (n,) or a column
+    (n, 1), dense or sparse."""
+    if _is_sparse(v):
+        v = v.toarray()
+    _refuse_complex(v, name, "A is real, so take the real and imaginary parts apart, e.g. "
+                             "x = solve(b.real)[0] + 1j * solve(b.imag)[0]")
+    v = np.ascontiguousarray(v, dtype=np.float64)
+    if v.ndim == 2 and v.shape[1] == 1:
+        return v.reshape(-1), v.shape
+    if v.ndim != 1:
+        raise InputError(f"{name} has shape {v.shape}: give one vector at a time, of shape (n,) or (n, 1) (for "
+                         f"several right-hand sides, solve for each column {name}[:, k] in turn)")
+    return v, v.shape
 
 
 def _resolve_order(order, mx, my, columns):

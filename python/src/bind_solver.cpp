@@ -24,8 +24,12 @@ namespace {
 using Vector = nb::ndarray<const double, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 using Solution = nb::ndarray<nb::numpy, double, nb::ndim<1>>;
 
+/// Throws input_error before setup(): until then the solver has no matrix, vectors or levels.
+void require_setup(const Solver& solver) {
+    if (solver.rows() == 0) throw input_error("the solver has no matrix; call setup(A) first");
+}
+
 void check_length(const Vector& v, const char* name, std::size_t rows) {
-    if (rows == 0) throw input_error("the solver has no matrix; call setup(A) first");
     if (v.shape(0) != rows)
         throw input_error(std::string(name) + " has " + std::to_string(v.shape(0)) +
                           " entries, but the matrix has " + std::to_string(rows) + " rows");
@@ -39,6 +43,7 @@ Solution new_vector(std::size_t size) {
 }
 
 std::tuple<Solution, SolveReport> solve(Solver& solver, const Vector& b, const std::optional<Vector>& x0) {
+    require_setup(solver);
     const std::size_t rows = solver.rows();
     check_length(b, "b", rows);
     if (x0) check_length(*x0, "x0", rows);
@@ -53,6 +58,7 @@ std::tuple<Solution, SolveReport> solve(Solver& solver, const Vector& b, const s
 }
 
 Solution precondition(Solver& solver, const Vector& r) {
+    require_setup(solver);
     check_length(r, "r", solver.rows());
     Solution z = new_vector(solver.rows());
     {
@@ -85,6 +91,7 @@ void bind_solver(nb::module_& m) {
         .def_prop_ro("setup_seconds", &Solver::setup_seconds)
         .def_prop_ro("levels",
                      [](const Solver& s) {
+                         require_setup(s);
                          std::vector<std::tuple<int, int, int>> levels;
                          for (const LevelInfo& level : s.levels()) levels.emplace_back(level.level, level.mx, level.my);
                          return levels;

@@ -10,6 +10,7 @@ namespace nb = nanobind;
 
 NB_MODULE(_adimg, m) {
     m.doc() = "adimg's C++ library; import adimg, not this module";
+    m.attr("__version__") = ADIMG_VERSION;  // the project's version, from CMakeLists.txt
 
     // Bad input (an option, a matrix, a vector of the wrong size) is a ValueError; a device or
     // resource failure a RuntimeError. The message is the library's, in Python's names.
