@@ -78,11 +78,11 @@ class Solver:
             self.order = "x-fastest"
             _check_memory(mx * my, 72 * mx * my)  # the bands as one float64 array
             bands = np.ascontiguousarray(A, dtype=np.float64)
-            if bands.ndim == 3:
-                if bands.shape != (9, my, mx):
-                    raise InputError(f"bands: the array is {' x '.join(map(str, bands.shape))}, but nine bands "
-                                     f"of a {mx}x{my} grid are 9 x {my} x {mx} (band, j, i)")
-                bands = bands.reshape(9, -1)
+            if bands.shape not in ((9, mx * my), (9, my, mx)):
+                raise InputError(f"bands: the array is {' x '.join(map(str, bands.shape))}, but nine bands of a "
+                                 f"{mx}x{my} grid are 9 x {mx * my} or 9 x {my} x {mx} (band, j, i); give a full "
+                                 f"matrix as scipy.sparse.csr_matrix(A)")
+            bands = bands.reshape(9, -1)
             matrix = _adimg.matrix_from_bands(_grid(*grid_args, self.order), bands, symmetry_tolerance)
         self.nodes = (mx, my)
         self._solver = _adimg.Solver(**options)

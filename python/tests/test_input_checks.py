@@ -141,6 +141,21 @@ class LevelsBeforeSetup(unittest.TestCase):
                 self.assertRegex(run.stderr, "adimg.InputError: .*" + message)
 
 
+class BandArrays(Fixture):
+    """Band arrays of other than two or three dimensions failed with a binding signature dump."""
+
+    def test_band_arrays_of_another_shape_are_refused(self):
+        rows = [
+            ("flat", np.zeros(9 * N), f"the array is {9 * N}, but"),
+            ("four dimensions", np.zeros((9, M, M, 1)), f"the array is 9 x {M} x {M} x 1, but"),
+            ("a full matrix", self.A.toarray(), f"the array is {N} x {N}, but"),
+        ]
+        for label, bands, message in rows:
+            with self.subTest(label):
+                with self.assertRaisesRegex(adimg.InputError, f"^bands: {message} nine bands .* 9 x {N}.*csr_matrix"):
+                    adimg.Solver(bands, (M, M), **OPTIONS)
+
+
 class SparseFormats(Fixture):
     """Finding 8: BSR (and other formats that store zeros) was refused with "check nodes"."""
 
