@@ -20,7 +20,7 @@ using Result = adimg_test::CliResult;
 
 TEST_CASE("CLI exit code 0: a converged solve, the direct solve, info", "[cli]") {
     if (!have_cli()) return;
-    Result r = run_cli("solve --case A2 --level 6 --backend cpu --quiet");
+    Result r = run_cli("solve --case A2 --level 6 --backend cpu");
     INFO(r.output);
     CHECK(r.status == 0);
     CHECK(r.output.find("status converged") != std::string::npos);

@@ -154,6 +154,18 @@ const OptionSpec* find_option(const std::string& field);
 /// Throws input_error naming the first field that is out of range and what it allows.
 void validate(const SolverOptions& options);
 
+/// Throws input_error naming both options when a field that the user set (named in `given`, e.g.
+/// {"omega", "smoother"}) has no effect with the other options, or asks for what they rule out:
+/// `omega` without the Jacobi smoother, `digits` with the absolute stop, `outer = cg` in single
+/// precision, `coarse_iterations` with the direct coarse solve, and the like. The message says
+/// what to drop or change. Every front end calls it with the fields its user gave.
+void check_given_options(const SolverOptions& options, const std::vector<std::string>& given);
+
+/// The options as a solve runs them, to print and report: with one precision throughout, one
+/// V-cycle per outer step (inner = cycles:1), and single precision always refines (outer =
+/// refinement), as the engine does.
+SolverOptions effective_options(SolverOptions options);
+
 // The names of the option table, for programs that take one value at a time. Each parse_*
 // throws input_error naming the field and the allowed names.
 InnerStop parse_inner_stop(const std::string& text);  ///< "cycles:2" or "digits:3"

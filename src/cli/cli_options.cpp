@@ -139,6 +139,13 @@ void check_distinct_files(const std::vector<FileOption>& outputs, const std::vec
 
 bool given(const po::variables_map& vm, const std::string& name) { return vm.count(name) && !vm[name].defaulted(); }
 
+std::vector<std::string> given_fields(const po::variables_map& vm) {
+    std::vector<std::string> fields;
+    for (const OptionSpec& spec : option_table())
+        if (given(vm, spec.flag)) fields.push_back(spec.field);
+    return fields;
+}
+
 void add_solver_options(po::options_description& desc, SolverOptions& options) {
     for (const OptionSpec& spec : option_table()) {
         if (spec.type() == OptionType::boolean) {

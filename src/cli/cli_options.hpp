@@ -45,6 +45,10 @@ void check_distinct_files(const std::vector<FileOption>& outputs, const std::vec
 /// Whether the command line gave option `name` (not just its default).
 bool given(const po::variables_map& vm, const std::string& name);
 
+/// The fields of the option table ("pre_smooth") whose flags the command line gave, for
+/// check_given_options() (adimg/options.hpp).
+std::vector<std::string> given_fields(const po::variables_map& vm);
+
 /// Registers every option of the option table (adimg/options.hpp) under its flag, with its help,
 /// what it allows and its default. Parsing sets the fields of `options`; a bad value is an
 /// input_error naming the field (with_flags() respells it).

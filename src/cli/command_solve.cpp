@@ -13,11 +13,15 @@
 
 #include <Eigen/SparseCore>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 
 namespace adimg::cli {
 namespace {
@@ -82,23 +86,8 @@ void check_ignored_options(const po::variables_map& vm, Method method, const Sol
         if (given(vm, "coarse-operators"))
             refuse("coarse-operators", "has no effect with --matrix, whose coarse levels are always Galerkin products", "");
     }
-    if (method == Method::multigrid) {
-        if (given(vm, "omega") && o.smoother != Smoother::jacobi)
-            refuse("omega", "damps the Jacobi smoother and has no effect with --smoother " + to_string(o.smoother),
-                   "use --smoother jacobi (--line-omega damps the ADI sweeps)");
-        if (given(vm, "line-omega") && o.smoother != Smoother::adi)
-            refuse("line-omega", "damps the ADI line sweeps and has no effect with --smoother " + to_string(o.smoother),
-                   "use --smoother adi (--omega damps Jacobi)");
-        if (o.precision != Precision::mixed)
-            for (const char* flag : {"inner", "inner-max-cycles", "no-fallback"})
-                if (given(vm, flag))
-                    refuse(flag, "applies to the float inner cycles of --precision mixed and has no effect with --precision " +
-                                     to_string(o.precision) + " (one V-cycle per outer step)",
-                           "use --precision mixed");
-        if (given(vm, "inner-max-cycles") && o.inner.kind == InnerStop::Kind::cycles)
-            refuse("inner-max-cycles", "caps --inner digits:N and has no effect with --inner " + to_string(o.inner),
-                   "use --inner digits:N");
-    }
+    // The multigrid solve's own options, checked by the library as adimg-mpi and Python check them.
+    if (method == Method::multigrid) check_given_options(o, given_fields(vm));
     if (given(vm, "write-failed") && !out)
         refuse("write-failed", "has no effect without --out: it writes the solution of a failed solve to the file of --out",
                "give --out FILE");
@@ -114,32 +103,29 @@ std::string digits_of(const SolveReport& report, const SolverOptions& options) {
     return text;
 }
 
-/// Eigen's sparse Cholesky, in float if `single`, else in double. The solution is checked: a
-/// singular matrix gives non-finite values (or a non-finite defect), which fail the solve.
+/// Eigen's sparse Cholesky, in float if `single`, else in double, checked by the library
+/// (direct_solve_checked(): the factor's pivots and the backward error). A singular, indefinite or
+/// non-symmetric matrix fails the solve, with the library's message; a pure Neumann matrix is
+/// solved for b's compatible part, x of zero mean, as multigrid solves it.
 std::vector<double> solve_directly(Problem& problem, bool single, Outcome& outcome) {
     const Problem::DirectSystem system = problem.direct_system();
     outcome.setup_seconds = problem.preparation_seconds;
     std::printf("direct solve (Eigen SimplicialLDLT) in %s, %zu unknowns\n", single ? "float" : "double", system.b.size());
     const auto start = std::chrono::steady_clock::now();
-    std::vector<double> x = [&] {
+    DirectSolveReport report = [&] {
         const Progress progress("direct solve");
-        return direct_solve(system.A, system.b, single);
+        return direct_solve_checked(system.A, system.b, single);
     }();
     outcome.solve_seconds = seconds_since(start);
     std::printf("%s %.3f s, solve %.3f s\n", problem.preparation, outcome.setup_seconds, outcome.solve_seconds);
-    const Eigen::VectorXd Ax = to_eigen(system.A) * Eigen::Map<const Eigen::VectorXd>(x.data(), static_cast<Eigen::Index>(x.size()));
-    const double defect = relative_defect(system.b, std::vector<double>(Ax.data(), Ax.data() + Ax.size()));
-    const bool finite = std::all_of(x.begin(), x.end(), [](double v) { return std::isfinite(v); });
-    if (!finite || !std::isfinite(defect)) {
-        outcome.ok = false;
-        outcome.failure = "the direct solve produced non-finite values";
-        std::printf("status failed: %s: the matrix is singular or too ill-conditioned for %s (the factorisation divided "
-                    "by a zero or vanishing pivot); check the matrix%s\n",
-                    outcome.failure.c_str(), single ? "float" : "double", single ? ", or use --precision double" : "");
-    } else {
-        std::printf("status solved\n");
-    }
-    return x;
+    std::printf("smallest pivot %.2e of its diagonal, backward error %.2e\n", report.smallest_pivot, report.backward_error);
+    // A factorisation that broke down (an exact zero pivot) leaves no x to measure or write.
+    if (report.x.empty()) throw input_error(report.message);
+    outcome.ok = report.solved;
+    if (!report.solved) outcome.failure = "the direct solve failed its checks (a singular or indefinite factor, or a defect above rounding)";
+    std::printf("status %s%s%s\n", report.solved ? "solved" : "failed", report.message.empty() ? "" : ": ",
+                report.message.c_str());
+    return std::move(report.x);
 }
 
 /// The fast direct solver (fast_direct.hpp) on the case: its load vector assembled and the L2
@@ -174,13 +160,12 @@ std::vector<double> solve_fast_direct(Problem& problem, const SolverOptions& opt
     return x;
 }
 
-/// Sets the solver up for the problem and solves, printing the backend, the options, the levels
-/// and the convergence history (these three unless `quiet`), the status and the times.
-SolveReport solve_multigrid(Problem& problem, Solver& solver, bool quiet, bool keep_x, std::vector<double>& x,
-                            Outcome& outcome) {
+/// Sets the solver up for the problem and solves, printing the backend, the options, the levels,
+/// the convergence history, the status and the times.
+SolveReport solve_multigrid(Problem& problem, Solver& solver, bool keep_x, std::vector<double>& x, Outcome& outcome) {
     if (!solver.notice().empty()) std::printf("%s\n", solver.notice().c_str());
     std::printf("backend %s\n", solver.device_name().c_str());
-    if (!quiet) std::printf("%s\n", describe(solver.options()).c_str());
+    std::printf("%s\n", describe(solver.options()).c_str());
     {
         const Progress progress("setup (" + std::string(problem.galerkin ? "Galerkin" : "assembled") + " levels)");
         problem.setup(solver);
@@ -188,14 +173,12 @@ SolveReport solve_multigrid(Problem& problem, Solver& solver, bool quiet, bool k
     outcome.setup_seconds = problem.preparation_seconds + solver.setup_seconds();
     outcome.preparation_seconds = problem.preparation_seconds;
     outcome.solver_setup = solver.setup_times();
-    if (!quiet) {
-        std::printf("%s\n", problem.galerkin ? "levels (Galerkin coarse matrices):" : "levels:");
-        print_levels(stdout, solver.levels());
-        std::printf("convergence:\n");
-    }
+    std::printf("%s\n", problem.galerkin ? "levels (Galerkin coarse matrices):" : "levels:");
+    print_levels(stdout, solver.levels());
+    std::printf("convergence:\n");
     const SolveReport report = [&] {
         const Progress progress("solve");
-        return problem.solve(solver, keep_x, x, history_printer(stdout, quiet), outcome.accuracy);
+        return problem.solve(solver, keep_x, x, history_printer(stdout), outcome.accuracy);
     }();
     outcome.solve_seconds = report.solve_seconds;
     outcome.ok = report.ok();
@@ -299,6 +282,31 @@ void finish(const std::vector<double>& x, const std::string& out_path, bool writ
                     out_path.c_str(), outcome.failure.c_str());
 }
 
+/// While it lives, the standard output goes to /dev/null: --quiet keeps everything the solve
+/// paths print as they go off stdout, and run_solve() prints the result after. Best effort: if
+/// the descriptors cannot be had, stdout stays as it is.
+class SilencedStdout {
+public:
+    SilencedStdout() {
+        std::fflush(stdout);
+        const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+        kept_ = null < 0 ? -1 : ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
+        if (kept_ >= 0) ::dup2(null, STDOUT_FILENO);
+        if (null >= 0) ::close(null);
+    }
+    ~SilencedStdout() {
+        std::fflush(stdout);
+        if (kept_ < 0) return;
+        ::dup2(kept_, STDOUT_FILENO);
+        ::close(kept_);
+    }
+    SilencedStdout(const SilencedStdout&) = delete;
+    SilencedStdout& operator=(const SilencedStdout&) = delete;
+
+private:
+    int kept_ = -1;  ///< the standard output, kept while it is silenced
+};
+
 }  // namespace
 
 int run_solve(const std::vector<std::string>& args) {
@@ -327,7 +335,9 @@ int run_solve(const std::vector<std::string>& args) {
         ("json", po::value(&json_path), "also write the results to this JSON file")
         ("coarse-operators", named_choice(coarse_operators, "coarse-operators", coarse_operator_names),
          "rediscretized (each level assembled on its own mesh) or galerkin (R A P from the finest matrix)")
-        ("quiet,q", po::bool_switch(&quiet), "print only the summary");
+        ("quiet,q", po::bool_switch(&quiet),
+         "print only the result on stdout (the relative L2 error, or a matrix's relative defect); a failed solve "
+         "says why on stderr");
     po::options_description solver_desc("solver options (the fields of adimg::SolverOptions)");
     add_solver_options(solver_desc, options);
     desc.add(solver_desc);
@@ -347,31 +357,36 @@ int run_solve(const std::vector<std::string>& args) {
     // A GPU that is not there fails the command before the problem is assembled or read.
     if (method != Method::direct && options.backend == BackendKind::cuda && !cuda_available())
         Solver unusable(options);  // throws the device_error that says why
+    std::optional<SilencedStdout> silenced;
+    if (quiet) silenced.emplace();
     const std::unique_ptr<Problem> problem = load_problem(problem_options, matrix, method == Method::direct,
                                                           coarse_operators == CoarseOperators::galerkin);
     std::vector<double> x;
     Outcome outcome;
+    std::optional<Solver> solver;  // the multigrid solve's, and its report
+    std::optional<SolveReport> report;
     if (method == Method::direct) {
         x = solve_directly(*problem, options.precision == Precision::single, outcome);
         outcome.accuracy = problem->accuracy(x);
-        finish(x, out_path, write_failed, outcome);
-        if (!json_path.empty()) write_json(json_path, *problem, method, nullptr, nullptr, outcome);
-        return outcome.ok ? 0 : 1;
-    }
-    if (method == Method::fast_direct) {
+    } else if (method == Method::fast_direct) {
         x = solve_fast_direct(*problem, options, !out_path.empty(), outcome);
-        finish(x, out_path, write_failed, outcome);
-        if (!json_path.empty()) write_json(json_path, *problem, method, nullptr, nullptr, outcome);
-        return outcome.ok ? 0 : 1;
+    } else {
+        options.coarse_level = std::min(options.coarse_level, problem->level);
+        {
+            const Progress progress("starting the backend");
+            solver.emplace(effective_options(options));  // what runs is what the print-out and the JSON say
+        }
+        report = solve_multigrid(*problem, *solver, !out_path.empty(), x, outcome);
     }
-    options.coarse_level = std::min(options.coarse_level, problem->level);
-    Solver solver = [&] {
-        const Progress progress("starting the backend");
-        return Solver(options);
-    }();
-    const SolveReport report = solve_multigrid(*problem, solver, quiet, !out_path.empty(), x, outcome);
     finish(x, out_path, write_failed, outcome);
-    if (!json_path.empty()) write_json(json_path, *problem, method, &solver, &report, outcome);
+    if (!json_path.empty())
+        write_json(json_path, *problem, method, solver ? &*solver : nullptr, report ? &*report : nullptr, outcome);
+    if (quiet) {  // the result on stdout, and why a solve failed on stderr
+        silenced.reset();
+        print_accuracy(stdout, outcome.accuracy);
+        const std::string why = report && !report->message.empty() ? ": " + with_flags(report->message) : "";
+        if (!outcome.ok) std::fprintf(stderr, "adimg solve: %s%s\n", outcome.failure.c_str(), why.c_str());
+    }
     return outcome.ok ? 0 : 1;
 }
 

@@ -83,11 +83,9 @@ public:
 
 private:
     static std::pair<const char*, double> print_error(double error) {
-        if (std::isfinite(error))
-            std::printf("relative L2 error %.7e\n", error);
-        else
-            std::printf("relative L2 error not finite (x holds infinite or NaN values)\n");
-        return {"relative_l2_error", error};
+        const std::pair<const char*, double> accuracy{"relative_l2_error", error};
+        print_accuracy(stdout, accuracy);
+        return accuracy;
     }
 
     CaseSpec spec_;
@@ -137,12 +135,9 @@ public:
     }
 
     std::pair<const char*, double> accuracy(const std::vector<double>& x) const override {
-        const double relative = relative_defect(b_, A_.multiply(x));
-        if (std::isfinite(relative))
-            std::printf("relative defect ||b - A x|| / ||b|| %.3e\n", relative);
-        else
-            std::printf("relative defect ||b - A x|| / ||b|| not finite (x holds infinite or NaN values)\n");
-        return {"relative_defect", relative};
+        const std::pair<const char*, double> accuracy{"relative_defect", relative_defect(b_, A_.multiply(x))};
+        print_accuracy(stdout, accuracy);
+        return accuracy;
     }
 
 private:
@@ -194,6 +189,15 @@ std::unique_ptr<Problem> read_matrix_problem(const MatrixOptions& m) {
 }
 
 }  // namespace
+
+void print_accuracy(std::FILE* out, const std::pair<const char*, double>& accuracy) {
+    const bool error = std::string(accuracy.first) == "relative_l2_error";
+    const char* what = error ? "relative L2 error" : "relative defect ||b - A x|| / ||b||";
+    if (std::isfinite(accuracy.second))
+        std::fprintf(out, error ? "%s %.7e\n" : "%s %.3e\n", what, accuracy.second);
+    else
+        std::fprintf(out, "%s not finite (x holds infinite or NaN values)\n", what);
+}
 
 SolveReport solve_from_pinned(Solver& solver, const std::vector<double>& b, std::vector<double>& x,
                               const StepCallback& on_step) {

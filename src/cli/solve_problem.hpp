@@ -13,8 +13,10 @@
 #include "../common/seconds_since.hpp"
 
 #include <chrono>
+#include <cstdio>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace adimg::cli {
@@ -73,6 +75,10 @@ SolveReport solve_from_pinned(Solver& solver, const std::vector<double>& b, std:
 /// ||b - Ax|| / ||b|| (||b - Ax|| if b = 0), with norms that neither overflow nor underflow for
 /// finite values (a right-hand side of 1e170 has a relative defect, not NaN).
 double relative_defect(const std::vector<double>& b, const std::vector<double>& Ax);
+
+/// The line of an accuracy (its JSON key and value, as Problem::accuracy() returns them):
+/// "relative L2 error 5.3877554e-04", or a matrix's relative defect.
+void print_accuracy(std::FILE* out, const std::pair<const char*, double>& accuracy);
 
 /// The problem of the command line: --matrix, or --case/--case-file (for the direct solve if
 /// `direct`, with Galerkin coarse levels if `galerkin`). Throws input_error for options of both.

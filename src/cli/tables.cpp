@@ -64,9 +64,8 @@ void print_history_row(std::FILE* out, int outer, const OuterStep& step) {
 
 }  // namespace
 
-StepCallback history_printer(std::FILE* out, bool quiet) {
-    return [out, quiet, outer = 0](const OuterStep& step) mutable {
-        if (quiet) return;
+StepCallback history_printer(std::FILE* out) {
+    return [out, outer = 0](const OuterStep& step) mutable {
         if (outer == 0) print_history_header(out, step.defect / step.rate);
         print_history_row(out, ++outer, step);
     };

@@ -15,8 +15,8 @@ std::string format_bytes(double bytes);
 /// Every option of the option table with its value, one aligned "--flag value" line each.
 std::string describe(const SolverOptions& options);
 void print_levels(std::FILE* out, const std::vector<LevelInfo>& levels);
-/// A step callback that prints the convergence history as it comes (nothing if `quiet`).
-StepCallback history_printer(std::FILE* out, bool quiet);
+/// A step callback that prints the convergence history as it comes.
+StepCallback history_printer(std::FILE* out);
 /// The status (with its message, options respelt as flags) and the iteration count of a finished solve.
 void print_outcome(std::FILE* out, const SolveReport& report);
 

@@ -30,7 +30,8 @@ namespace {
 
 std::string CpuBackend::name() const {
 #ifdef _OPENMP
-    return "CPU, " + std::to_string(omp_get_max_threads()) + " OpenMP threads";
+    const int threads = omp_get_max_threads();
+    return "CPU, " + std::to_string(threads) + " OpenMP thread" + (threads == 1 ? "" : "s");
 #else
     return "CPU, 1 thread (built without OpenMP)";
 #endif

@@ -13,8 +13,10 @@
 #include "fast_direct_solve.hpp"
 
 #include <mpi.h>
+#include <unistd.h>
 
 #include <cstdio>
+#include <new>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -31,6 +33,24 @@ const Choices<DistributedLines> line_methods = {{"ppt", DistributedLines::ppt}, 
 
 enum class Method { multigrid, fast_direct };
 const Choices<Method> methods = {{"multigrid", Method::multigrid}, {"fast-direct", Method::fast_direct}};
+
+/// A device error that every rank throws alike (only rank 0 prints it).
+struct shared_device_error : device_error {
+    using device_error::device_error;
+};
+
+/// `line` on stderr in one write, so that the lines of ranks failing together do not interleave.
+void print_error(const std::string& line) {
+    const std::string text = line + "\n";
+    [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, text.data(), text.size());
+}
+
+/// An error of this rank alone, prefixed with the rank; then the whole job ends with `status`,
+/// since the other ranks may be waiting for this one in a collective call.
+void abort_job(const std::string& command, int rank, const std::string& error, int status) {
+    print_error("adimg-mpi " + command + " (rank " + std::to_string(rank) + "): " + error);
+    MPI_Abort(MPI_COMM_WORLD, status);
+}
 
 /// Runs `check` on rank 0; an input_error it throws is thrown on every rank, so that all ranks
 /// stop together rather than wait for rank 0 in the next collective call.
@@ -53,6 +73,27 @@ void on_rank_0(Check&& check) {
     if (length > 0) throw input_error(message);
 }
 
+/// A missing GPU on some ranks with --backend cuda, said once by rank 0 (every rank throws it,
+/// before any work): how many ranks have none, and why for the first of them if it is rank 0.
+void require_usable_gpus(const SolverOptions& options) {
+    if (options.backend != BackendKind::cuda) return;
+    int rank = 0, ranks = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    std::string why;
+    const int missing = cuda_available(&why) ? 0 : 1;  // what DistributedSolver asks of each rank
+    int missing_ranks = 0, first = 0;
+    MPI_Allreduce(&missing, &missing_ranks, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    const int candidate = missing ? rank : ranks;
+    MPI_Allreduce(&candidate, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (missing_ranks == 0) return;
+    throw shared_device_error("--backend cuda, but " + std::to_string(missing_ranks) + " of " + std::to_string(ranks) +
+                              " ranks have no usable GPU (" +
+                              (first == rank ? "rank " + std::to_string(rank) + ": " + why
+                                             : "the first is rank " + std::to_string(first)) +
+                              "); use --backend cpu, or --backend auto to run on CPU ranks when a rank has none");
+}
+
 /// The solve of one case; prints on rank 0. Returns 0 if it converged, else 1.
 int run_solve(const std::vector<std::string>& args, int rank) {
     ProblemOptions problem_options;
@@ -71,7 +112,8 @@ int run_solve(const std::vector<std::string>& args, int rank) {
          "multigrid, or fast-direct (transforms along x, the lines along y across the ranks by PPT; a case's "
          "separable matrix, CPU ranks)")
         ("out", po::value(&out_path), "rank 0 writes the solution to this Matrix Market file (not if the solve fails)")
-        ("quiet,q", po::bool_switch(&quiet), "print only the summary");
+        ("quiet,q", po::bool_switch(&quiet),
+         "rank 0 prints only the relative L2 error on stdout; a failed solve says why on stderr");
     po::options_description solver_desc("solver options (the fields of adimg::SolverOptions)");
     add_solver_options(solver_desc, options);
     desc.add(solver_desc);
@@ -87,7 +129,9 @@ int run_solve(const std::vector<std::string>& args, int rank) {
     check_level(problem_options.level, 9 * 4 + 12 * 8, "the distributed solve");
     if (method == Method::fast_direct)
         return solve_fast_direct(problem, problem_options.level, options, given_options, out_path, rank);
+    check_given_options(options, given_fields(given_options));  // as adimg solve checks them
     options.coarse_level = std::min(options.coarse_level, problem_options.level);
+    require_usable_gpus(options);
 
     DistributedSolver solver(MPI_COMM_WORLD, options, lines);
     const double setup_start = MPI_Wtime();
@@ -104,30 +148,33 @@ int run_solve(const std::vector<std::string>& args, int rank) {
     if (rank != 0) return report.ok() ? 0 : 1;
 
     const double error = relative_l2_error(mesh, PolynomialProblem{problem.x.length, problem.y.length}, whole);
+    if (report.ok() && !out_path.empty())
+        write_matrix_market(out_path, whole,
+                            "adimg-mpi solution of " + problem.name + " at level " + std::to_string(problem_options.level));
+    if (quiet) {  // the result alone on stdout, and why a solve failed on stderr
+        std::printf("relative L2 error %.10e\n", error);
+        if (!report.ok())
+            print_error("adimg-mpi solve: status " + to_string(report.status) + ": " + with_flags(report.message));
+        return report.ok() ? 0 : 1;
+    }
     std::printf("case %s, level %d (%d x %d nodes), %d ranks\n", problem.name.c_str(), problem_options.level, mesh.mx(),
                 mesh.my(), solver.ranks());
     if (!solver.notice().empty()) std::printf("%s\n", solver.notice().c_str());
     std::printf("backend %s; y-lines %s\n", solver.device_name().c_str(), name_of(line_methods, lines).c_str());
-    if (!quiet) {
-        for (const LineSolveInfo& l : solver.line_solves())
-            std::printf("  level %d %s (%d x %d): y-line dominance %.4g, %d rows per rank, PDD bound %.3g: %s\n", l.level,
-                        l.single ? "float " : "double", l.mx, l.my, l.dominance, l.rows_per_rank, l.pdd_bound,
-                        l.pdd ? "PDD" : "PPT");
-        const double cycles = std::max(report.inner_cycles, 1);
-        std::printf("rank 0 sent per V-cycle: %.1f messages (%.0f bytes) to neighbours, joined %.1f collectives "
-                    "(%.0f bytes)\n",
-                    sent.messages / cycles, sent.message_bytes / cycles, sent.collectives / cycles,
-                    sent.collective_bytes / cycles);
-    }
+    for (const LineSolveInfo& l : solver.line_solves())
+        std::printf("  level %d %s (%d x %d): y-line dominance %.4g, %d rows per rank, PDD bound %.3g: %s\n", l.level,
+                    l.single ? "float " : "double", l.mx, l.my, l.dominance, l.rows_per_rank, l.pdd_bound,
+                    l.pdd ? "PDD" : "PPT");
+    const double cycles = std::max(report.inner_cycles, 1);
+    std::printf("rank 0 sent per V-cycle: %.1f messages (%.0f bytes) to neighbours, joined %.1f collectives "
+                "(%.0f bytes)\n",
+                sent.messages / cycles, sent.message_bytes / cycles, sent.collectives / cycles,
+                sent.collective_bytes / cycles);
     std::printf("status %s, iterations %s, relative L2 error %.10e, setup %.4f s, solve %.4f s\n",
                 to_string(report.status).c_str(), report.iterations().c_str(), error, setup_seconds,
                 report.solve_seconds);
     if (!report.ok()) std::printf("%s\n", with_flags(report.message).c_str());
-    if (report.ok() && !out_path.empty()) {
-        write_matrix_market(out_path, whole,
-                            "adimg-mpi solution of " + problem.name + " at level " + std::to_string(problem_options.level));
-        std::printf("wrote the solution to %s\n", out_path.c_str());
-    }
+    if (report.ok() && !out_path.empty()) std::printf("wrote the solution to %s\n", out_path.c_str());
     return report.ok() ? 0 : 1;
 }
 
@@ -147,17 +194,23 @@ int main(int argc, char** argv) {
                       << usage << "\n";
         if (command == "--help") status = 0;
     } catch (const write_error& e) {  // rank 0's output, after the collective work
-        std::cerr << "adimg-mpi " << command << ": error: " << e.what() << "\n";
+        print_error("adimg-mpi " + command + ": error: " + e.what());
         status = 3;
     } catch (const input_error& e) {  // every rank has the same options: every rank stops here
-        if (rank == 0) std::cerr << "adimg-mpi " << command << ": error: " << with_flags(e.what()) << "\n";
+        if (rank == 0) print_error("adimg-mpi " + command + ": error: " + with_flags(e.what()));
         status = 2;
+    } catch (const shared_device_error& e) {
+        if (rank == 0) print_error("adimg-mpi " + command + ": device error: " + with_flags(e.what()));
+        status = 3;
     } catch (const device_error& e) {  // a GPU rank's device, possibly on some ranks only
-        std::cerr << "adimg-mpi " << command << " (rank " << rank << "): error: " << with_flags(e.what()) << "\n";
-        MPI_Abort(MPI_COMM_WORLD, 5);
+        abort_job(command, rank, "device error: " + with_flags(e.what()), 3);
+    } catch (const std::bad_alloc&) {
+        abort_job(command, rank,
+                  "out of memory: this rank could not allocate the host memory of its strip; use a lower --level, more "
+                  "ranks, or fewer ranks on each machine",
+                  3);
     } catch (const std::exception& e) {  // possibly on some ranks only: the others would wait forever
-        std::cerr << "adimg-mpi " << command << " (rank " << rank << "): internal error: " << e.what() << "\n";
-        MPI_Abort(MPI_COMM_WORLD, 4);
+        abort_job(command, rank, std::string("internal error: ") + e.what(), 4);
     }
     MPI_Finalize();
     return status;

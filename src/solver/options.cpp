@@ -278,6 +278,75 @@ void validate(const SolverOptions& options) {
     }
 }
 
+namespace {
+
+/// Fields that have no effect with, or are ruled out by, the value of another field: the message
+/// reads "<field> <clash> <other> = <value><after>; drop <field>, or <remedy>".
+struct Conflict {
+    std::vector<const char*> fields;        ///< the fields the user may have given
+    bool (*applies)(const SolverOptions&);  ///< whether the other options leave them without effect
+    const char* clash;
+    const char* other;  ///< the field whose value decides
+    const char* after;
+    const char* remedy;
+};
+
+const Conflict conflicts[] = {
+    {{"omega"}, [](const SolverOptions& o) { return o.smoother != Smoother::jacobi; },
+     "damps the Jacobi smoother and has no effect with", "smoother", "",
+     "use SolverOptions::smoother = jacobi (SolverOptions::line_omega damps the ADI sweeps)"},
+    {{"line_omega"}, [](const SolverOptions& o) { return o.smoother != Smoother::adi; },
+     "damps the ADI line sweeps and has no effect with", "smoother", "",
+     "use SolverOptions::smoother = adi (SolverOptions::omega damps Jacobi)"},
+    {{"inner", "inner_max_cycles", "fallback_to_double"}, [](const SolverOptions& o) { return o.precision != Precision::mixed; },
+     "applies to the float inner cycles of mixed precision and has no effect with", "precision",
+     " (one V-cycle per outer step)", "use SolverOptions::precision = mixed"},
+    {{"inner_max_cycles"}, [](const SolverOptions& o) { return o.inner.kind == InnerStop::Kind::cycles; },
+     "caps SolverOptions::inner = digits:N and has no effect with", "inner", "", "use SolverOptions::inner = digits:N"},
+    {{"digits"}, [](const SolverOptions& o) { return o.stop == StopRule::absolute; },
+     "sets the relative stop and has no effect with", "stop", "",
+     "use SolverOptions::stop = relative (SolverOptions::absolute_defect sets the absolute one)"},
+    {{"absolute_defect"}, [](const SolverOptions& o) { return o.stop == StopRule::relative; },
+     "sets the absolute stop and has no effect with", "stop", "",
+     "use SolverOptions::stop = absolute (SolverOptions::digits sets the relative one)"},
+    {{"outer"}, [](const SolverOptions& o) { return o.outer == OuterMethod::cg && o.precision == Precision::single; },
+     "does not run with", "precision",
+     ", which always refines (flexible CG's float recurrences would overflow or lose their directions)",
+     "use SolverOptions::precision = mixed or double"},
+    // Larger coarsest grids (a case's above level 6) fall back to pcg, which these options set.
+    {{"coarse_preconditioner", "coarse_iterations"},
+     [](const SolverOptions& o) {
+         const double nodes = std::pow(std::ldexp(1.0, o.coarse_level) + 1.0, 2.0);
+         return o.coarse_solver == CoarseSolver::direct && nodes <= max_direct_coarse_unknowns;
+     },
+     "sets the conjugate gradients on the coarsest grid and has no effect with", "coarse_solver",
+     ", which solves coarsest grids of up to 65 x 65 nodes exactly (SolverOptions::coarse_level 6 and below)",
+     "use SolverOptions::coarse_solver = pcg"},
+};
+
+/// "SolverOptions::smoother = adi" for an option with a name as its value, else "SolverOptions::omega".
+std::string as_given(const OptionSpec& spec, const SolverOptions& options) {
+    return spec.reference() + (spec.type() == OptionType::choice ? " = " + spec.get(options) : "");
+}
+
+}  // namespace
+
+void check_given_options(const SolverOptions& options, const std::vector<std::string>& given) {
+    for (const Conflict& c : conflicts)
+        for (const char* field : c.fields) {
+            if (std::find(given.begin(), given.end(), field) == given.end() || !c.applies(options)) continue;
+            const OptionSpec &spec = entry(field), &other = entry(c.other);
+            throw input_error(as_given(spec, options) + " " + c.clash + " " + other.reference() + " = " +
+                              other.get(options) + c.after + "; drop " + spec.reference() + ", or " + c.remedy);
+        }
+}
+
+SolverOptions effective_options(SolverOptions options) {
+    if (options.precision != Precision::mixed) options.inner = {InnerStop::Kind::cycles, 1};
+    if (options.precision == Precision::single) options.outer = OuterMethod::refinement;
+    return options;
+}
+
 InnerStop parse_inner_stop(const std::string& text) { return parsed("inner", &SolverOptions::inner, text); }
 Smoother parse_smoother(const std::string& text) { return parsed("smoother", &SolverOptions::smoother, text); }
 Precision parse_precision(const std::string& text) { return parsed("precision", &SolverOptions::precision, text); }
