@@ -1,12 +1,17 @@
 #include <adimg/io.hpp>
 #include <adimg/error.hpp>
+#include <adimg/grid.hpp>
+
+#include "../solver/coarse_factor.hpp"
 
 #include <Eigen/SparseCholesky>
 #include <Eigen/SparseLU>
 
 #include <cmath>
-
+#include <cstdio>
+#include <limits>
 #include <string>
+#include <type_traits>
 
 namespace adimg {
 
@@ -94,22 +99,102 @@ NineBands<double> from_eigen(const Eigen::SparseMatrix<double>& S, int mx, int m
 
 namespace {
 
+/// "node (i, j), row p" of row p of A's grid, for the messages.
+std::string node_of(const NineBands<double>& A, std::size_t p) {
+    return "row " + std::to_string(p) + " (node (" + std::to_string(p % A.mx) + ", " + std::to_string(p / A.mx) + "))";
+}
+
+/// The normwise backward error ||b - A x||_inf / || |A| |x| + |b| ||_inf, in double.
+double backward_error(const Eigen::SparseMatrix<double>& S, const std::vector<double>& b, const std::vector<double>& x) {
+    const auto n = static_cast<Eigen::Index>(b.size());
+    const Eigen::Map<const Eigen::VectorXd> bv(b.data(), n), xv(x.data(), n);
+    const Eigen::VectorXd defect = bv - S * xv;
+    const Eigen::VectorXd scale = S.cwiseAbs() * xv.cwiseAbs() + bv.cwiseAbs();
+    const double bound = scale.lpNorm<Eigen::Infinity>();
+    return bound > 0.0 ? defect.lpNorm<Eigen::Infinity>() / bound : 0.0;
+}
+
+/// The LDLT solve in T, with the checks of direct_solve_checked() (io.hpp).
 template <class T>
-std::vector<double> cholesky_solve(const NineBands<double>& A, const std::vector<double>& b) {
-    const Eigen::SparseMatrix<T> S = to_eigen(A).cast<T>();
-    Eigen::SimplicialLDLT<Eigen::SparseMatrix<T>> solver(S);
-    if (solver.info() != Eigen::Success)
-        throw input_error("direct solve: the sparse Cholesky factorisation failed; the matrix is not symmetric positive definite");
-    Eigen::Matrix<T, Eigen::Dynamic, 1> rhs(static_cast<Eigen::Index>(b.size()));
-    for (std::size_t p = 0; p < b.size(); ++p) rhs[static_cast<Eigen::Index>(p)] = T(b[p]);
-    const Eigen::Matrix<T, Eigen::Dynamic, 1> x = solver.solve(rhs);
-    return std::vector<double>(x.data(), x.data() + x.size());
+DirectSolveReport cholesky_solve(const NineBands<double>& A, std::vector<double> b) {
+    DirectSolveReport report;
+    const char* precision = std::is_same_v<T, float> ? "float" : "double";
+    const double tolerance = std::sqrt(static_cast<double>(std::numeric_limits<T>::epsilon()));
+    Eigen::SparseMatrix<double> S = to_eigen(A);
+    // A pure Neumann matrix is singular: solve for b's compatible part, with node 0 grounded
+    // (its diagonal doubled). The grounded matrix is positive definite, and summing its rows
+    // shows that its solution has x_0 = 0 and solves A x = b for a b of zero sum.
+    const bool pure_neumann = constant_null_space(A);
+    if (pure_neumann) {
+        RightHandSideMap projection;
+        projection.constant_null_space = true;
+        report.removed_component = projection.apply(b.data(), b.size());
+        S.coeffRef(0, 0) *= 2.0;
+    }
+    const Eigen::SparseMatrix<T> ST = S.cast<T>();
+    Eigen::SimplicialLDLT<Eigen::SparseMatrix<T>> solver(ST);
+    // The pivots against their rows' diagonals, in the factor's (permuted) order.
+    const Eigen::VectorXd diagonal = solver.permutationP() * Eigen::VectorXd(S.diagonal());
+    const Eigen::VectorXd pivots = solver.vectorD().template cast<double>().cwiseQuotient(diagonal);
+    Eigen::Index worst = 0;
+    report.smallest_pivot = pivots.size() ? pivots.minCoeff(&worst) : 1.0;
+    if (solver.info() == Eigen::Success) {
+        Eigen::Matrix<T, Eigen::Dynamic, 1> rhs(static_cast<Eigen::Index>(b.size()));
+        for (std::size_t p = 0; p < b.size(); ++p) rhs[static_cast<Eigen::Index>(p)] = T(b[p]);
+        const Eigen::Matrix<T, Eigen::Dynamic, 1> x = solver.solve(rhs);
+        report.x.assign(x.data(), x.data() + x.size());
+        if (pure_neumann) {
+            S.coeffRef(0, 0) /= 2.0;  // the defect of the system as given
+            remove_mean(report.x.data(), report.x.size());
+        }
+        report.backward_error = backward_error(S, b, report.x);
+    }
+    const std::string row = pivots.size() ? node_of(A, static_cast<std::size_t>(solver.permutationPinv().indices()[worst])) : "";
+    const std::string remedy = std::string("; check the matrix: the direct solve needs a symmetric positive definite "
+                                           "matrix, or a pure Neumann one (every edge natural, as GridMatrix::bands() "
+                                           "marks them, and every row summing to zero), which it solves for b's "
+                                           "compatible part") +
+                               (std::is_same_v<T, float> ? ", or use double precision" : "");
+    char numbers[160];
+    if (solver.info() != Eigen::Success || !(report.smallest_pivot > tolerance)) {
+        std::snprintf(numbers, sizeof numbers, "%.3g of its diagonal, not above sqrt(eps) = %.3g in %s",
+                      report.smallest_pivot, tolerance, precision);
+        report.message = std::string("direct solve: the matrix is ") +
+                         (report.smallest_pivot < -tolerance ? "not positive definite" : "singular to working precision") +
+                         ": the LDLT factor's pivot of " + row + " is " + numbers + remedy;
+    } else if (!(report.backward_error < tolerance)) {
+        std::snprintf(numbers, sizeof numbers, "%.3g, not below sqrt(eps) = %.3g in %s", report.backward_error,
+                      tolerance, precision);
+        report.message = std::string("direct solve: the solution's defect ||b - A x|| relative to || |A| |x| + |b| || "
+                                     "(the backward error) is ") +
+                         numbers + ", so the factor does not solve this matrix (is it symmetric? the factor reads "
+                                   "only its lower triangle)" + remedy;
+    } else {
+        report.solved = true;
+        if (report.removed_component > 0.0) {
+            std::snprintf(numbers, sizeof numbers, "%.3g", report.removed_component);
+            report.message = std::string("note: the matrix is pure Neumann (constant null space) and b had a component "
+                                         "along the constant of ") + numbers +
+                             " of ||b||, more than rounding; it was removed, so x solves the compatible system "
+                             "(sum of b zero) and has zero mean";
+        }
+    }
+    return report;
 }
 
 }  // namespace
 
-std::vector<double> direct_solve(const NineBands<double>& A, const std::vector<double>& b, bool single_precision) {
+DirectSolveReport direct_solve_checked(const NineBands<double>& A, const std::vector<double>& b, bool single_precision) {
+    if (b.size() != A.rows())
+        throw input_error("direct solve: b has " + std::to_string(b.size()) + " entries, but the matrix has " +
+                          std::to_string(A.rows()) + " rows");
     return single_precision ? cholesky_solve<float>(A, b) : cholesky_solve<double>(A, b);
+}
+
+std::vector<double> direct_solve(const NineBands<double>& A, const std::vector<double>& b, bool single_precision) {
+    DirectSolveReport report = direct_solve_checked(A, b, single_precision);
+    if (!report.solved) throw input_error(report.message);
+    return std::move(report.x);
 }
 
 }  // namespace adimg
