@@ -9,6 +9,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <string>
+#include <vector>
 
 namespace nb = nanobind;
 
@@ -48,43 +49,6 @@ std::string suggestion(const std::string& name) {
     return close.size() == 0 ? "" : "did you mean '" + nb::cast<std::string>(close[0]) + "'? ";
 }
 
-bool not_jacobi(const SolverOptions& o) { return o.smoother != Smoother::jacobi; }
-bool not_adi(const SolverOptions& o) { return o.smoother != Smoother::adi; }
-bool not_mixed(const SolverOptions& o) { return o.precision != Precision::mixed; }
-bool counted_cycles(const SolverOptions& o) { return o.inner.kind == InnerStop::Kind::cycles; }
-
-/// An option that `does` something which other options can switch off: while `ignored` holds,
-/// giving it has no effect, and it is refused (naming the option `cause`), as `adimg solve`
-/// refuses it (src/cli/command_solve.cpp).
-struct WithoutEffect {
-    const char* field;
-    const char* does;
-    const char* cause;
-    bool (*ignored)(const SolverOptions&);
-    const char* fix;
-};
-
-const WithoutEffect without_effect[] = {
-    {"omega", "damps the Jacobi smoother", "smoother", not_jacobi,
-     "use smoother='jacobi' (line_omega damps the ADI sweeps)"},
-    {"line_omega", "damps the ADI line sweeps", "smoother", not_adi, "use smoother='adi' (omega damps Jacobi)"},
-    {"inner", "sets the float inner cycles of precision='mixed'", "precision", not_mixed, "use precision='mixed'"},
-    {"inner_max_cycles", "caps the float inner cycles of precision='mixed'", "precision", not_mixed,
-     "use precision='mixed'"},
-    {"fallback_to_double", "applies to the float inner cycles of precision='mixed'", "precision", not_mixed,
-     "use precision='mixed'"},
-    {"inner_max_cycles", "caps inner='digits:N'", "inner", counted_cycles, "use inner='digits:N'"},
-};
-
-/// Throws input_error for the first keyword given that the other options leave without effect.
-void refuse_without_effect(const SolverOptions& options, const nb::kwargs& kwargs) {
-    for (const WithoutEffect& rule : without_effect)
-        if (kwargs.contains(rule.field) && rule.ignored(options))
-            throw input_error(std::string(rule.field) + "=" + nb::cast<std::string>(nb::repr(kwargs[rule.field])) +
-                              " " + rule.does + " and has no effect with " + rule.cause + "='" +
-                              find_option(rule.cause)->get(options) + "'; " + rule.fix);
-}
-
 void replace_all(std::string& text, const std::string& from, const std::string& to) {
     for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
         text.replace(at, from.size(), to);
@@ -100,8 +64,10 @@ std::string python_spelling(std::string message) {
 
 SolverOptions options_from_kwargs(const nb::kwargs& kwargs) {
     SolverOptions options;
+    std::vector<std::string> given;
     for (const auto& [key, value] : kwargs) {
         const std::string name = nb::cast<std::string>(key);
+        given.push_back(name);
         const OptionSpec* spec = find_option(name);
         if (!spec)
             throw input_error("unknown option '" + name + "'; " + suggestion(name) + "the options are " +
@@ -109,7 +75,7 @@ SolverOptions options_from_kwargs(const nb::kwargs& kwargs) {
         spec->set(options, option_text(value));
     }
     validate(options);
-    refuse_without_effect(options, kwargs);
+    check_given_options(options, given);  // an option given that the others leave without effect
     return options;
 }
 

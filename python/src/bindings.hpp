@@ -14,8 +14,9 @@ namespace adimg::python {
 /// option_table() as Python sees it, and SolverOptions from keyword arguments (bind_options.cpp).
 void bind_options(nanobind::module_& m);
 /// SolverOptions from keyword arguments named as the fields of SolverOptions ("pre_smooth"), each
-/// value read as the option table reads text. Throws input_error naming an unknown keyword and
-/// listing the options, or naming the field and what it allows.
+/// value read as the option table reads text. Throws input_error naming an unknown keyword, the
+/// option it may have meant and the options, or naming the field and what it allows, or an option
+/// given that the others leave without effect (check_given_options, as `adimg solve` refuses it).
 SolverOptions options_from_kwargs(const nanobind::kwargs& kwargs);
 /// A library message with C++ names respelled as the Python keywords ("SolverOptions::pre_smooth"
 /// becomes "pre_smooth").
