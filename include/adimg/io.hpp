@@ -18,9 +18,9 @@ namespace adimg {
 
 // --- Output files -------------------------------------------------------------------------------
 
-/// A file could not be written (a full disk, an I/O error, a directory that takes no new file).
-/// The message names the file and says that it was left as it was. A resource error: the CLI maps
-/// it to exit status 3.
+/// A file could not be written (a full disk, a file size limit, an I/O error, a directory that
+/// takes no new file). The message names the file and says that it was left as it was. A
+/// resource error: the CLI maps it to exit status 3.
 class write_error : public device_error {
 public:
     using device_error::device_error;
@@ -28,17 +28,22 @@ public:
 
 /// A file written whole or not at all. The text goes to a temporary file beside the target
 /// (".NAME.adimg-PID-K.tmp" in the target's directory, so that the rename stays on one file
-/// system); commit() flushes it, checks every write, fsyncs and closes it, and renames it over
-/// the target. The target therefore holds either its old content or the complete new one, also
-/// after a full disk, a crash or a signal. Any failure throws write_error naming the target and
-/// the system's reason; the temporary is then removed. An OutputFile destroyed without commit()
-/// (an exception on the way) removes its temporary. While one is open, SIGINT, SIGTERM and
-/// SIGHUP (unless ignored) remove the temporaries before the signal takes its previous course.
+/// system; NAME is cut short where the whole would exceed the directory's longest file name);
+/// commit() flushes it, checks every write, fsyncs and closes it, and renames it over the
+/// target. The target therefore holds either its old content or the complete new one, also after
+/// a full disk, a crash or a signal. Any failure throws write_error naming the target and the
+/// system's reason (for a file size limit, the limit in bytes); the temporary is then removed. An
+/// OutputFile destroyed without commit() (an exception on the way) removes its temporary. While
+/// one is open, SIGINT, SIGTERM and SIGHUP (unless ignored) remove the temporaries before the
+/// signal takes its previous course, and SIGXFSZ is ignored, so that a write beyond the file size
+/// limit (ulimit -f) fails with EFBIG instead of ending the process.
 ///
 /// A target that exists and is not a regular file (a pipe, a terminal, /dev/full) is written in
 /// place with the same checks; /dev/stdout, /dev/stderr and /dev/fd/N (/proc/self/fd/N) write to
-/// that descriptor of the process. A symbolic link to a regular file has its target replaced,
-/// not the link. A replaced file keeps its permission bits; a new one gets 0666 less the umask.
+/// that descriptor of the process. A symbolic link (a chain of them, one that dangles included)
+/// is written through: the file it ends at is replaced or created, with the temporary beside it,
+/// and the link stays. A replaced file keeps its permission bits; a new one gets 0666 less the
+/// umask.
 class OutputFile {
 public:
     explicit OutputFile(const std::filesystem::path& target);

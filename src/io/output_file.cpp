@@ -1,12 +1,14 @@
 // Output files that never report success for a failed write and never leave a half-written file
 // (include/adimg/io.hpp, OutputFile): written to a temporary beside the target and renamed over it
-// at commit, the temporaries removed on SIGINT, SIGTERM and SIGHUP.
+// at commit, the temporaries removed on SIGINT, SIGTERM and SIGHUP, SIGXFSZ ignored so that a file
+// size limit fails the write instead of ending the process.
 
 #include <adimg/error.hpp>
 #include <adimg/io.hpp>
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -31,12 +33,15 @@ struct Temporary {
 };
 constexpr int max_temporaries = 16;
 Temporary temporaries[max_temporaries];
-constexpr int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP};
-constexpr int cleanup_signal_count = 3;
+/// The signals handled while an OutputFile is open: the first three end the process (after
+/// remove_temporaries_and_reraise), SIGXFSZ (a write beyond the file size limit, ulimit -f) is
+/// ignored, so that the write fails with EFBIG and is reported like a full disk.
+constexpr int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGXFSZ};
+constexpr int cleanup_signal_count = 4;
 struct sigaction previous_actions[cleanup_signal_count];
 bool handler_installed[cleanup_signal_count] = {};
-std::mutex temporaries_mutex;
-int registered_temporaries = 0;
+std::mutex temporaries_mutex;  ///< guards the table's slots and open_files
+int open_files = 0;  ///< OutputFiles open: the handlers are installed while there is one
 
 /// Removes every registered temporary, gives the signal its previous disposition and raises it
 /// again: the default action ends the process as the signal would have, a handler of the
@@ -52,15 +57,18 @@ void remove_temporaries_and_reraise(int signal_number) {
     ::raise(signal_number);
 }
 
+/// What an open OutputFile does on signal `k` of cleanup_signals.
+void (*handler_of(int k))(int) { return cleanup_signals[k] == SIGXFSZ ? SIG_IGN : remove_temporaries_and_reraise; }
+
 void install_cleanup_handlers() {
     struct sigaction ours {};
-    ours.sa_handler = remove_temporaries_and_reraise;
     ours.sa_flags = SA_RESTART;
     sigemptyset(&ours.sa_mask);
     for (int signal_number : cleanup_signals) sigaddset(&ours.sa_mask, signal_number);
     for (int k = 0; k < cleanup_signal_count; ++k) {
         struct sigaction current {};
         if (::sigaction(cleanup_signals[k], nullptr, &current) != 0 || current.sa_handler == SIG_IGN) continue;
+        ours.sa_handler = handler_of(k);
         handler_installed[k] = ::sigaction(cleanup_signals[k], &ours, &previous_actions[k]) == 0;
     }
 }
@@ -70,11 +78,25 @@ void restore_signal_handlers() {
         if (!handler_installed[k]) continue;
         struct sigaction current {};
         // Only our own handler is taken back: one the program installed since stays.
-        if (::sigaction(cleanup_signals[k], nullptr, &current) == 0 && current.sa_handler == remove_temporaries_and_reraise)
+        if (::sigaction(cleanup_signals[k], nullptr, &current) == 0 && current.sa_handler == handler_of(k))
             ::sigaction(cleanup_signals[k], &previous_actions[k], nullptr);
         handler_installed[k] = false;
     }
 }
+
+/// The signal handlers of cleanup_signals, installed while at least one OutputFile is open.
+struct HandlersHeld {
+    HandlersHeld() {
+        const std::lock_guard<std::mutex> lock(temporaries_mutex);
+        if (open_files++ == 0) install_cleanup_handlers();
+    }
+    ~HandlersHeld() {
+        const std::lock_guard<std::mutex> lock(temporaries_mutex);
+        if (--open_files == 0) restore_signal_handlers();
+    }
+    HandlersHeld(const HandlersHeld&) = delete;
+    HandlersHeld& operator=(const HandlersHeld&) = delete;
+};
 
 /// A slot of the table for `path` (-1 if the table is full or the path too long: the file is
 /// still written safely, but a signal would leave its temporary behind).
@@ -86,7 +108,6 @@ int register_temporary(const std::string& path) {
         if (!temporaries[slot].state.compare_exchange_strong(expected, 1)) continue;
         std::memcpy(temporaries[slot].path, path.c_str(), path.size() + 1);
         temporaries[slot].state.store(2, std::memory_order_release);
-        if (registered_temporaries++ == 0) install_cleanup_handlers();
         return slot;
     }
     return -1;
@@ -96,7 +117,6 @@ void unregister_temporary(int slot) {
     if (slot < 0) return;
     const std::lock_guard<std::mutex> lock(temporaries_mutex);
     temporaries[slot].state.store(0, std::memory_order_release);
-    if (--registered_temporaries == 0) restore_signal_handlers();
 }
 
 /// An output stream buffer on a file descriptor that keeps the first write error (errno).
@@ -157,11 +177,49 @@ int descriptor_alias(const std::filesystem::path& path) {
 
 std::string reason(int error) { return std::generic_category().message(error); }
 
+/// The reason of a failed write; for EFBIG under a file size limit, the limit and what to do.
+std::string write_failure(int error) {
+    struct rlimit limit {};
+    if (error != EFBIG || ::getrlimit(RLIMIT_FSIZE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return reason(error);
+    return reason(error) + " (the file size limit of this process is " + std::to_string(limit.rlim_cur) +
+           " bytes; raise it with ulimit -f)";
+}
+
+/// The file that writing `target` replaces: where its chain of symbolic links ends (a link that
+/// dangles included: its target is created), so that a link stays a link; `target` itself if it
+/// is no link; empty for a loop of links (more than the kernel's 40).
+std::filesystem::path link_destination(const std::filesystem::path& target) {
+    std::filesystem::path file = target;
+    for (int hops = 0; hops <= 40; ++hops) {
+        std::error_code ec;
+        if (!std::filesystem::is_symlink(std::filesystem::symlink_status(file, ec))) return file;
+        const std::filesystem::path next = std::filesystem::read_symlink(file, ec);
+        if (ec) return file;
+        file = next.is_absolute() ? next : file.parent_path() / next;
+    }
+    return {};
+}
+
+/// The name of a temporary for the file `filename`: ".NAME.adimg-PID-K.tmp", NAME cut short (at
+/// a UTF-8 character boundary) where the whole would exceed `longest` bytes, the longest file
+/// name of the directory: a target named near that limit can still be written.
+std::string temporary_name(const std::string& filename, unsigned k, std::size_t longest) {
+    const std::string suffix = ".adimg-" + std::to_string(::getpid()) + "-" + std::to_string(k) + ".tmp";
+    std::size_t keep = filename.size();
+    if (1 + keep + suffix.size() > longest) {
+        keep = longest > 1 + suffix.size() ? longest - 1 - suffix.size() : 0;
+        while (keep > 0 && (static_cast<unsigned char>(filename[keep]) & 0xc0) == 0x80) --keep;  // a continuation byte
+    }
+    std::string name(1, '.');  // not "." + ...: GCC 12 warns of a memcpy overlap there (-Wrestrict)
+    return name.append(filename, 0, keep) + suffix;
+}
+
 std::atomic<unsigned> temporaries_made{0};
 
 }  // namespace
 
 struct OutputFile::State {
+    HandlersHeld handlers;              ///< first: released after everything else
     std::filesystem::path target;       ///< as given
     std::filesystem::path destination;  ///< the file that the rename replaces (a link resolved)
     std::filesystem::path temporary;    ///< empty when written in place
@@ -210,18 +268,14 @@ OutputFile::OutputFile(const std::filesystem::path& target) : state_(std::make_u
         s.buffer.attach(s.fd);
         return;
     }
-    std::error_code ec;
-    if (std::filesystem::is_symlink(std::filesystem::symlink_status(target, ec))) {
-        const std::filesystem::path resolved = std::filesystem::weakly_canonical(target, ec);
-        if (!ec) s.destination = resolved;
-    }
+    s.destination = link_destination(target);
+    if (s.destination.empty()) s.fail(reason(ELOOP) + "; check where its symbolic links point (they form a loop)");
     const std::filesystem::path directory =
         s.destination.has_parent_path() ? s.destination.parent_path() : std::filesystem::path(".");
+    const long name_max = ::pathconf(directory.c_str(), _PC_NAME_MAX);
+    const std::size_t longest = name_max > 0 ? static_cast<std::size_t>(name_max) : NAME_MAX;
     for (int attempt = 0; s.fd < 0; ++attempt) {
-        std::string name(1, '.');
-        name += s.destination.filename().string();
-        name += ".adimg-" + std::to_string(::getpid()) + "-" + std::to_string(temporaries_made++) + ".tmp";
-        s.temporary = directory / name;
+        s.temporary = directory / temporary_name(s.destination.filename().string(), temporaries_made++, longest);
         s.slot = register_temporary(s.temporary.string());  // before the file exists: a signal finds it
         s.fd = ::open(s.temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (s.fd >= 0) break;
@@ -256,7 +310,7 @@ void OutputFile::commit() {
     const int fd = s.fd;
     s.fd = -1;
     if (::close(fd) != 0 && errno != EINTR && !error) error = errno;
-    if (error) s.fail(reason(error));
+    if (error) s.fail(write_failure(error));
     if (!s.temporary.empty()) {
         if (::rename(s.temporary.c_str(), s.destination.c_str()) != 0) s.fail(reason(errno));
         s.temporary.clear();
