@@ -23,13 +23,20 @@
 // the row names the fastest that converged in the case's flow, and the ratios (multigrid over
 // fast direct) are against it. Cholesky: one call of direct_solve (ordering, factorisation and
 // both triangular solves) on the host's b, which is what a sparse direct solve of one
-// right-hand side costs. --against refined takes as reference the discrete solution itself, to
-// about 1e-15: fast direct's solution refined with defects accumulated in long double (80-bit)
-// on the host until they stop shrinking; it shows how far a solve's L2 error, a small difference
-// of nearly equal numbers, may move with the solve's rounding (its "setup" is the refinement's
-// time). --against none times fast direct alone; --digits, --max-refinements and
-// --min-refinements set its options; --stamp TEXT (the GPU, driver, date and commit, say) heads
-// the written files.
+// right-hand side costs. --against refined takes as reference the discrete solution itself:
+// fast direct solves refined with defects accumulated in long double (80-bit) on the host until
+// a correction is below double's rounding of x (refined() below); it shows how far a solve's L2
+// error, a small difference of nearly equal numbers, may move with the solve's rounding (its
+// "setup" is the refinement's time). --against none times fast direct alone; --digits,
+// --max-refinements and --min-refinements set its options; --stamp TEXT (the GPU, driver, date
+// and commit, say) heads the written files.
+// --check-reference checks that reference instead of timing: per case and level, the refined
+// reference against the same refinement driven by Eigen's sparse LDLT (an independent exact
+// solve), a row passing when the two vectors agree to 1e-9 (relative L2); written to
+// DIR/reference-check.md with --out, exit status 1 if a row fails. The LDLT takes minutes and
+// gigabytes at L = 11 on one core.
+//
+//   fast_direct_bench --cases U1,U2,U3,A1,A2,A3,A4,A5 --levels 10,11 --check-reference --out DIR
 
 #include <adimg/error.hpp>
 #include <adimg/fast_direct.hpp>
@@ -38,6 +45,8 @@
 #include <adimg/problems.hpp>
 #include <adimg/solver.hpp>
 
+#include <Eigen/SparseCholesky>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -45,6 +54,8 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
+#include <functional>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -102,28 +113,62 @@ std::vector<long double> long_defect(const NineBands<double>& A, const std::vect
     return d;
 }
 
-/// The discrete solution to about 1e-15 (see above), and in relative_defect the defect it reached.
-std::vector<double> refined_solution(FastDirectSolver& fast, const std::vector<double>& b, double& relative_defect) {
-    std::vector<double> x;
-    fast.solve(b, x);
-    std::vector<long double> xl(x.begin(), x.end());
-    long double b_norm = 0.0L;
-    for (double v : b) b_norm += static_cast<long double>(v) * v;
-    b_norm = std::sqrt(b_norm);
-    double best = HUGE_VAL;
-    for (int step = 0; step < 6; ++step) {
-        const std::vector<long double> d = long_defect(fast.matrix(), b, xl);
-        long double norm = 0.0L;
-        for (long double v : d) norm += v * v;
-        const double relative = static_cast<double>(std::sqrt(norm) / b_norm);
-        if (!(relative < 0.5 * best)) break;
-        best = relative;
-        std::vector<double> c;
-        fast.solve(std::vector<double>(d.begin(), d.end()), c);
-        for (std::size_t p = 0; p < c.size(); ++p) xl[p] += c[p];
+/// Where iterative refinement stopped: its steps and the last correction relative to x.
+struct Refinement {
+    int steps = 0;
+    double last_correction = HUGE_VAL;
+};
+
+/// x refined from x = 0 by corrections c = solve(d) of the defect d = b - A x, which is formed in
+/// long double as x is kept, until a correction is below double's rounding of x (eps ||x||; at
+/// most 30 steps, and `out` says where it stopped). It does not stop when the defect stops
+/// shrinking: a correction solver that misses smooth errors (fast direct on A2 on the GPU, by up
+/// to 5e-6) leaves a defect already at rounding while x is still off.
+template <class Solve>
+std::vector<double> refined(const NineBands<double>& A, const std::vector<double>& b, Solve&& solve, Refinement& out) {
+    std::vector<long double> x(b.size(), 0.0L);
+    for (out.steps = 1; out.steps <= 30; ++out.steps) {
+        const std::vector<long double> d = long_defect(A, b, x);
+        const std::vector<double> c = solve(std::vector<double>(d.begin(), d.end()));
+        long double correction = 0.0L, norm = 0.0L;
+        for (std::size_t p = 0; p < c.size(); ++p) {
+            x[p] += c[p];
+            correction += static_cast<long double>(c[p]) * c[p];
+            norm += x[p] * x[p];
+        }
+        out.last_correction = static_cast<double>(std::sqrt(correction / norm));
+        if (out.last_correction <= std::numeric_limits<double>::epsilon()) break;
     }
-    relative_defect = best;
-    return std::vector<double>(xl.begin(), xl.end());
+    return std::vector<double>(x.begin(), x.end());
+}
+
+/// The discrete solution (see above): refined() with fast direct solves as the corrections.
+std::vector<double> refined_solution(FastDirectSolver& fast, const std::vector<double>& b, Refinement& out) {
+    return refined(fast.matrix(), b, [&](const std::vector<double>& d) {
+        std::vector<double> c;
+        fast.solve(d, c);
+        return c;
+    }, out);
+}
+
+/// The same by another solver: refined() with Eigen's sparse LDLT in double, factored once.
+std::vector<double> exact_solution(const NineBands<double>& A, const std::vector<double>& b, Refinement& out) {
+    const Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt(to_eigen(A));
+    if (ldlt.info() != Eigen::Success) throw input_error("--check-reference: the sparse LDLT factorisation failed");
+    return refined(A, b, [&](const std::vector<double>& d) {
+        const Eigen::VectorXd c = ldlt.solve(Eigen::Map<const Eigen::VectorXd>(d.data(), static_cast<Eigen::Index>(d.size())));
+        return std::vector<double>(c.data(), c.data() + c.size());
+    }, out);
+}
+
+/// ||a - b|| / ||b||
+double relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
+    long double difference = 0.0L, norm = 0.0L;
+    for (std::size_t p = 0; p < a.size(); ++p) {
+        difference += static_cast<long double>(a[p] - b[p]) * (a[p] - b[p]);
+        norm += static_cast<long double>(b[p]) * b[p];
+    }
+    return static_cast<double>(std::sqrt(difference / norm));
 }
 
 /// Calls solve() `repeats` + 1 times (the first a warm-up); returns the median of the seconds it
@@ -212,6 +257,53 @@ std::string json_string(const std::string& text) {
     return out + "\"";
 }
 
+/// Calls row(name, spec, level, mesh, problem, load) for every case and level, in that order.
+template <class Row>
+void for_each_row(const std::vector<std::string>& cases, const std::vector<int>& levels, Row&& row) {
+    for (const std::string& name : cases) {
+        const CaseSpec spec = builtin_case(name);
+        const PolynomialProblem problem{spec.x.length, spec.y.length};
+        for (int level : levels) {
+            const TensorMesh mesh = spec.mesh(level);
+            row(name, spec, level, mesh, problem, assemble_load(mesh, problem));
+        }
+    }
+}
+
+/// --check-reference: the refined reference (the discrete solution of --against refined) against
+/// the same refinement driven by Eigen's sparse LDLT instead of fast direct solves, per case and
+/// level; a row passes when the two agree to `tolerance` (relative L2 difference of the vectors).
+/// Returns whether every row passed.
+bool check_reference(const std::vector<std::string>& cases, const std::vector<int>& levels, const FastDirectOptions& options,
+                     double tolerance, const std::function<void(const std::string&)>& print) {
+    print("| case | L | N | refined: steps, last correction, s | sparse LDLT refined: steps, last correction, s | "
+          "relative difference | L2 error, refined | L2 error, LDLT refined | within " + format("%.0e", tolerance) + " |");
+    print("|---|---|---|---|---|---|---|---|---|");
+    bool all = true;
+    for_each_row(cases, levels, [&](const std::string& name, const CaseSpec& spec, int level, const TensorMesh& mesh,
+                                const PolynomialProblem& problem, const std::vector<double>& b) {
+        FastDirectSolver fast(options);
+        fast.setup(spec, level);
+        Refinement by_fast, by_ldlt;
+        auto start = std::chrono::steady_clock::now();
+        const std::vector<double> xr = refined_solution(fast, b, by_fast);
+        const double fast_seconds = seconds_since(start);
+        start = std::chrono::steady_clock::now();
+        const std::vector<double> xe = exact_solution(fast.matrix(), b, by_ldlt);
+        const double ldlt_seconds = seconds_since(start);
+        const double difference = relative_difference(xr, xe);
+        const bool ok = difference <= tolerance;
+        all = all && ok;
+        print("| " + name + " | " + std::to_string(level) + " | " + std::to_string(mesh.nodes()) + " | " +
+              std::to_string(by_fast.steps) + ", " + format("%.1e", by_fast.last_correction) + ", " +
+              format("%.1f", fast_seconds) + " | " + std::to_string(by_ldlt.steps) + ", " +
+              format("%.1e", by_ldlt.last_correction) + ", " + format("%.1f", ldlt_seconds) + " | " +
+              format("%.1e", difference) + " | " + format("%.9e", relative_l2_error(mesh, problem, xr)) + " | " +
+              format("%.9e", relative_l2_error(mesh, problem, xe)) + " | " + (ok ? "yes" : "NO") + " |");
+    });
+    return all;
+}
+
 }  // namespace
 
 int run(int argc, char** argv) {
@@ -220,6 +312,7 @@ int run(int argc, char** argv) {
     std::vector<std::string> mg_configs = {"mixed:adi", "mixed:jacobi", "mixed:gauss-seidel", "double:adi"};
     std::string backend = "cpu", against = "cholesky", out_dir, stamp;
     int repeats = 5;
+    bool check = false;
     FastDirectOptions options;
     std::string command = "fast_direct_bench";
     for (int a = 1; a < argc; ++a) command += std::string(" ") + argv[a];
@@ -242,11 +335,13 @@ int run(int argc, char** argv) {
         else if (arg == "--mg-configs") mg_configs = split(value());
         else if (arg == "--out") out_dir = value();
         else if (arg == "--stamp") stamp = value();
+        else if (arg == "--check-reference") check = true;
         else {
             std::fprintf(stderr,
                          "usage: fast_direct_bench [--cases U1,A2,A5] [--levels 9] [--backend cpu|cuda] "
                          "[--against cholesky|multigrid|refined|none] [--repeats 5] [--digits 8] [--max-refinements 3] "
-                         "[--min-refinements 0] [--mg-configs mixed:adi,mixed:jacobi,...] [--out DIR] [--stamp TEXT]\n");
+                         "[--min-refinements 0] [--mg-configs mixed:adi,mixed:jacobi,...] [--out DIR] [--stamp TEXT] "
+                         "[--check-reference]\n");
             return 2;
         }
     }
@@ -273,6 +368,14 @@ int run(int argc, char** argv) {
     };
     if (!stamp.empty()) print(stamp + "\n");
     print("command: " + command + "\n");
+    if (check) {
+        print("the refined reference (fast direct on " + to_string(probe.backend()) +
+              ", defects in long double) against Eigen's sparse LDLT refined alike; relative difference: "
+              "||x_refined - x_LDLT|| / ||x_LDLT||\n");
+        const bool agree = check_reference(cases, levels, options, 1e-9, print);
+        if (!out_dir.empty()) write_text_file(std::filesystem::path(out_dir) / "reference-check.md", text);
+        return agree ? 0 : 1;
+    }
     print("fast direct on " + to_string(probe.backend()) + (probe.device_name().empty() ? "" : " (" + probe.device_name() + ")") +
           (probe.notice().empty() ? "" : " (" + probe.notice() + ")") + "; reference: " + against +
           "; solve times: median of " + std::to_string(repeats) + " after a warm-up (0: one cold solve)");
@@ -296,120 +399,115 @@ int run(int argc, char** argv) {
     std::string json = "{\n  \"stamp\": " + json_string(stamp) + ",\n  \"command\": " + json_string(command) + ",\n  \"rows\": [\n";
     bool first_row = true;
     auto ms = [](double seconds) { return seconds > 0.0 ? format("%.3f", 1e3 * seconds) : std::string("–"); };
-    for (const std::string& name : cases) {
-        const CaseSpec spec = builtin_case(name);
-        const PolynomialProblem problem{spec.x.length, spec.y.length};
-        for (int level : levels) {
-            const TensorMesh mesh = spec.mesh(level);
-            const std::vector<double> load = assemble_load(mesh, problem);
-            pinned_vector<double> b(load.begin(), load.end()), x(load.size());
+    for_each_row(cases, levels, [&](const std::string& name, const CaseSpec& spec, int level, const TensorMesh& mesh,
+                                const PolynomialProblem& problem, const std::vector<double>& load) {
+        pinned_vector<double> b(load.begin(), load.end()), x(load.size());
 
-            Timed fd, ref;
-            double setup_again = 0.0;
-            FastDirectReport report;
-            std::string method;
-            {
-                FastDirectSolver fast(options);
-                fd.start = fast.start_seconds();
-                const auto start = std::chrono::steady_clock::now();
-                fast.setup(spec, level);
-                fd.setup = seconds_since(start);
-                const auto again = std::chrono::steady_clock::now();
-                fast.setup(spec, level);
-                setup_again = seconds_since(again);
-                FastDirectCaseReport solved;
-                fd.solve_case = median_solve(repeats, [&] {
-                    solved = fast.solve_case();
-                    return solved.report.solve_seconds;
-                });
-                report = solved.report;
-                fd.l2 = solved.relative_l2_error;
-                std::vector<double> transfers;
-                fd.solve_host = median_solve(repeats, [&] {
-                    const FastDirectReport host = fast.solve(b.data(), x.data());
-                    transfers.push_back(host.upload_seconds + host.download_seconds);
-                    return host.solve_seconds;
-                });
-                fd.transfers = median(transfers);
-                method = fast.method();
-                if (against == "cholesky") {
-                    const auto start_ref = std::chrono::steady_clock::now();
-                    const std::vector<double> xc = direct_solve(fast.matrix(), load);
-                    ref.name = "cholesky";
-                    ref.solve_host = seconds_since(start_ref);
-                    ref.l2 = relative_l2_error(mesh, problem, xc);
-                } else if (against == "refined") {
-                    const auto start_ref = std::chrono::steady_clock::now();
-                    double defect = 0.0;
-                    const std::vector<double> xr = refined_solution(fast, load, defect);
-                    ref.name = "refined";
-                    ref.setup = seconds_since(start_ref);
-                    ref.l2 = relative_l2_error(mesh, problem, xr);
-                    std::fprintf(stderr, "%s L=%d: the refined reference's defect is %.1e of ||b||\n", name.c_str(), level,
-                                 defect);
-                }
-            }  // the fast solver's device memory is free before multigrid's
+        Timed fd, ref;
+        double setup_again = 0.0;
+        FastDirectReport report;
+        std::string method;
+        {
+            FastDirectSolver fast(options);
+            fd.start = fast.start_seconds();
+            const auto start = std::chrono::steady_clock::now();
+            fast.setup(spec, level);
+            fd.setup = seconds_since(start);
+            const auto again = std::chrono::steady_clock::now();
+            fast.setup(spec, level);
+            setup_again = seconds_since(again);
+            FastDirectCaseReport solved;
+            fd.solve_case = median_solve(repeats, [&] {
+                solved = fast.solve_case();
+                return solved.report.solve_seconds;
+            });
+            report = solved.report;
+            fd.l2 = solved.relative_l2_error;
+            std::vector<double> transfers;
+            fd.solve_host = median_solve(repeats, [&] {
+                const FastDirectReport host = fast.solve(b.data(), x.data());
+                transfers.push_back(host.upload_seconds + host.download_seconds);
+                return host.solve_seconds;
+            });
+            fd.transfers = median(transfers);
+            method = fast.method();
+            if (against == "cholesky") {
+                const auto start_ref = std::chrono::steady_clock::now();
+                const std::vector<double> xc = direct_solve(fast.matrix(), load);
+                ref.name = "cholesky";
+                ref.solve_host = seconds_since(start_ref);
+                ref.l2 = relative_l2_error(mesh, problem, xc);
+            } else if (against == "refined") {
+                const auto start_ref = std::chrono::steady_clock::now();
+                Refinement steps;
+                const std::vector<double> xr = refined_solution(fast, load, steps);
+                ref.name = "refined";
+                ref.setup = seconds_since(start_ref);
+                ref.l2 = relative_l2_error(mesh, problem, xr);
+                std::fprintf(stderr, "%s L=%d: the refined reference took %d steps, the last correction %.1e of ||x||\n",
+                             name.c_str(), level, steps.steps, steps.last_correction);
+            }
+        }  // the fast solver's device memory is free before multigrid's
 
-            std::vector<Timed> candidates;
-            if (multigrid) {
-                candidates = multigrid_candidates(mg_configs, options.backend, spec, level, b, x, repeats);
-                ref = fastest(candidates);
-            }
-            const double n = static_cast<double>(mesh.nodes());
-            std::string row = "| " + name + " | " + std::to_string(level) + " | " + format("%.0f", n) + " | " + method + " | " +
-                              format("%.4f", fd.setup) + ", " + format("%.4f", setup_again) + " | " + ms(fd.solve_case) +
-                              " | " + ms(fd.solve_host) + " | " + ms(fd.transfers) + " | " +
-                              std::to_string(report.refinement_steps) + " | " +
-                              format("%.1e", report.first_defect / report.initial_defect) + ", " +
-                              format("%.1e", report.final_defect / report.initial_defect) + " | " +
-                              to_string(report.status) + " | " + format("%.9e", fd.l2) + " | ";
-            if (against == "none") {
-                row += "– | – | – | – | – | – | – | – | – | – |";
-            } else {
-                auto ratio = [](double r, double f) { return f > 0.0 && r > 0.0 ? format("%.1f", r / f) : std::string("–"); };
-                row += (multigrid ? ref.name + " (" + ref.iterations + ")" : ref.name) + " | " + format("%.4f", ref.setup) +
-                       " | " + ms(ref.solve_case) + " | " + ms(ref.solve_host) + " | " + format("%.9e", ref.l2) + " | " +
-                       format("%.1e", std::abs(fd.l2 - ref.l2) / ref.l2) + " | " + ratio(ref.setup, fd.setup) + " | " +
-                       ratio(ref.solve_case, fd.solve_case) + " | " + ratio(ref.solve_host, fd.solve_host) + " | " +
-                       ratio(ref.setup + ref.solve_case, fd.setup + fd.solve_case) + " |";
-            }
-            if (multigrid) {
-                std::string list;
-                for (const Timed& t : candidates)
-                    list += (list.empty() ? " " : ", ") + t.name + " " + ms(t.solve_case) + ", " + ms(t.solve_host) +
-                            (t.status == "converged" ? "" : " (" + t.status + ")");
-                row += list + " |";
-            }
-            print(row);
-
-            auto timed_json = [&](const Timed& t) {
-                return "\"setup_s\": " + format("%.6f", t.setup) + ", \"solve_case_s\": " + format("%.6f", t.solve_case) +
-                       ", \"solve_host_s\": " + format("%.6f", t.solve_host) + ", \"transfers_s\": " +
-                       format("%.6f", t.transfers) + ", \"l2_error\": " + format("%.12e", t.l2);
-            };
-            std::string entry = std::string(first_row ? "" : ",\n") + "    {\"case\": " + json_string(name) +
-                                ", \"level\": " + std::to_string(level) + ", \"nodes\": " + format("%.0f", n) +
-                                ", \"method\": " + json_string(method) + ", \"start_s\": " + format("%.6f", fd.start) +
-                                ", \"setup_again_s\": " + format("%.6f", setup_again) + ", " + timed_json(fd) +
-                                ", \"refinements\": " + std::to_string(report.refinement_steps) +
-                                ", \"first_defect\": " + format("%.3e", report.first_defect / report.initial_defect) +
-                                ", \"final_defect\": " + format("%.3e", report.final_defect / report.initial_defect) +
-                                ", \"status\": " + json_string(to_string(report.status)) +
-                                ", \"reference\": {\"name\": " + json_string(ref.name) + ", " + timed_json(ref) + "}";
-            if (multigrid) {
-                entry += ", \"multigrid\": [";
-                for (std::size_t c = 0; c < candidates.size(); ++c) {
-                    const Timed& t = candidates[c];
-                    entry += std::string(c ? ", " : "") + "{\"config\": " + json_string(t.name) + ", \"start_s\": " +
-                             format("%.6f", t.start) + ", " + timed_json(t) + ", \"iterations\": " + json_string(t.iterations) +
-                             ", \"status\": " + json_string(t.status) + "}";
-                }
-                entry += "]";
-            }
-            json += entry + "}";
-            first_row = false;
+        std::vector<Timed> candidates;
+        if (multigrid) {
+            candidates = multigrid_candidates(mg_configs, options.backend, spec, level, b, x, repeats);
+            ref = fastest(candidates);
         }
-    }
+        const double n = static_cast<double>(mesh.nodes());
+        std::string row = "| " + name + " | " + std::to_string(level) + " | " + format("%.0f", n) + " | " + method + " | " +
+                          format("%.4f", fd.setup) + ", " + format("%.4f", setup_again) + " | " + ms(fd.solve_case) +
+                          " | " + ms(fd.solve_host) + " | " + ms(fd.transfers) + " | " +
+                          std::to_string(report.refinement_steps) + " | " +
+                          format("%.1e", report.first_defect / report.initial_defect) + ", " +
+                          format("%.1e", report.final_defect / report.initial_defect) + " | " +
+                          to_string(report.status) + " | " + format("%.9e", fd.l2) + " | ";
+        if (against == "none") {
+            row += "– | – | – | – | – | – | – | – | – | – |";
+        } else {
+            auto ratio = [](double r, double f) { return f > 0.0 && r > 0.0 ? format("%.1f", r / f) : std::string("–"); };
+            row += (multigrid ? ref.name + " (" + ref.iterations + ")" : ref.name) + " | " + format("%.4f", ref.setup) +
+                   " | " + ms(ref.solve_case) + " | " + ms(ref.solve_host) + " | " + format("%.9e", ref.l2) + " | " +
+                   format("%.1e", std::abs(fd.l2 - ref.l2) / ref.l2) + " | " + ratio(ref.setup, fd.setup) + " | " +
+                   ratio(ref.solve_case, fd.solve_case) + " | " + ratio(ref.solve_host, fd.solve_host) + " | " +
+                   ratio(ref.setup + ref.solve_case, fd.setup + fd.solve_case) + " |";
+        }
+        if (multigrid) {
+            std::string list;
+            for (const Timed& t : candidates)
+                list += (list.empty() ? " " : ", ") + t.name + " " + ms(t.solve_case) + ", " + ms(t.solve_host) +
+                        (t.status == "converged" ? "" : " (" + t.status + ")");
+            row += list + " |";
+        }
+        print(row);
+
+        auto timed_json = [&](const Timed& t) {
+            return "\"setup_s\": " + format("%.6f", t.setup) + ", \"solve_case_s\": " + format("%.6f", t.solve_case) +
+                   ", \"solve_host_s\": " + format("%.6f", t.solve_host) + ", \"transfers_s\": " +
+                   format("%.6f", t.transfers) + ", \"l2_error\": " + format("%.12e", t.l2);
+        };
+        std::string entry = std::string(first_row ? "" : ",\n") + "    {\"case\": " + json_string(name) +
+                            ", \"level\": " + std::to_string(level) + ", \"nodes\": " + format("%.0f", n) +
+                            ", \"method\": " + json_string(method) + ", \"start_s\": " + format("%.6f", fd.start) +
+                            ", \"setup_again_s\": " + format("%.6f", setup_again) + ", " + timed_json(fd) +
+                            ", \"refinements\": " + std::to_string(report.refinement_steps) +
+                            ", \"first_defect\": " + format("%.3e", report.first_defect / report.initial_defect) +
+                            ", \"final_defect\": " + format("%.3e", report.final_defect / report.initial_defect) +
+                            ", \"status\": " + json_string(to_string(report.status)) +
+                            ", \"reference\": {\"name\": " + json_string(ref.name) + ", " + timed_json(ref) + "}";
+        if (multigrid) {
+            entry += ", \"multigrid\": [";
+            for (std::size_t c = 0; c < candidates.size(); ++c) {
+                const Timed& t = candidates[c];
+                entry += std::string(c ? ", " : "") + "{\"config\": " + json_string(t.name) + ", \"start_s\": " +
+                         format("%.6f", t.start) + ", " + timed_json(t) + ", \"iterations\": " + json_string(t.iterations) +
+                         ", \"status\": " + json_string(t.status) + "}";
+            }
+            entry += "]";
+        }
+        json += entry + "}";
+        first_row = false;
+    });
     json += "\n  ]\n}\n";
     if (!out_dir.empty()) {
         write_text_file(std::filesystem::path(out_dir) / "fast-direct.md", text);
