@@ -75,8 +75,10 @@ void write_matrix_market(const std::filesystem::path& path, const Eigen::SparseM
 void write_matrix_market(const std::filesystem::path& path, const std::vector<double>& v,
                          const std::string& comment = "written by adimg");
 
-/// Reads "coordinate real general|symmetric" into a sparse matrix. Throws input_error naming the
-/// file and line of any problem (header, size line, an entry out of range or not a number).
+/// Reads "coordinate real general|symmetric" into a sparse matrix; an explicit zero is no entry,
+/// wherever it stands (it is dropped). Throws input_error naming the file and line of any problem
+/// (header, size line, an entry out of range or not a number, more non-zero entries than nine
+/// per row); a dense ("array") matrix is refused with its banner quoted and what to write instead.
 /// Reading is bounded: a line holds at most max_matrix_market_line bytes, and the file at most
 /// 1 MiB before its size line and 1 MiB plus 256 bytes per announced entry in all.
 Eigen::SparseMatrix<double> read_matrix_market_matrix(const std::filesystem::path& path);

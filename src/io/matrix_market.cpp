@@ -24,18 +24,21 @@
 //   - the banner "%%MatrixMarket matrix coordinate|array real|integer|double general|symmetric";
 //     comment lines (starting with '%') and blank lines may appear anywhere after it;
 //   - a matrix: coordinate format, square, 1 .. 2^31-1 rows, at least one entry per row (a
-//     system matrix has its diagonal) and at most nine (five stored in a symmetric file);
+//     system matrix has its diagonal) and at most nine non-zero ones (five stored in a symmetric
+//     file) on average; an explicit zero is no entry, wherever it stands (assemblers store zeros
+//     of a wider pattern or of eliminated couplings), so it is checked and then dropped;
 //   - a vector: one column, array format or coordinate;
 //   - every size, index and value is one token; a line holds nothing else; no data may follow
 //     the announced entries; values must be finite (integers in an integer file);
-//   - duplicate entries are rejected, not summed: Matrix Market stores each entry once, and a
-//     duplicate usually means concatenated or mis-merged files. In a symmetric file an entry
-//     (i, j) and its mirror (j, i) are duplicates too (store the lower triangle only).
-// Memory is bounded by what the file holds: nothing is reserved from the size line alone, except
-// the dense vector of a coordinate-format vector, which must fit in half the host memory. Reading
-// is bounded too: a line holds at most max_matrix_market_line bytes, the file at most 1 MiB before
-// its size line and 1 MiB plus 256 bytes per announced entry in all (comments included), so that
-// an endless input (/dev/zero, a pipe) ends with a message.
+//   - duplicate non-zero entries are rejected, not summed: Matrix Market stores each entry once,
+//     and a duplicate usually means concatenated or mis-merged files. In a symmetric file an
+//     entry (i, j) and its mirror (j, i) are duplicates too (store the lower triangle only).
+// Memory is bounded by what the file holds, and for a matrix by nine non-zero entries per row:
+// nothing is reserved from the size line alone, except the dense vector of a coordinate-format
+// vector, which must fit in half the host memory. Reading is bounded too: a line holds at most
+// max_matrix_market_line bytes, the file at most 1 MiB before its size line and 1 MiB plus 256
+// bytes per announced entry in all (comments included), so that an endless input (/dev/zero, a
+// pipe) ends with a message.
 
 namespace adimg {
 namespace {
@@ -176,16 +179,28 @@ struct Header {
     bool integer = false;
 };
 
-Header read_header(Reader& in) {
-    std::istringstream words(in.first_line());
+/// The banner, checked for what the caller reads: a matrix must be in coordinate format, a vector
+/// may be in either. A format refused is named with the banner as read.
+Header read_header(Reader& in, bool matrix) {
+    std::string banner = in.first_line();
+    std::istringstream words(banner);
     std::string tag, object, format, field, symmetry;
     words >> tag >> object >> format >> field >> symmetry;
     for (auto* s : {&object, &format, &field, &symmetry})
         for (char& c : *s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     if (tag != "%%MatrixMarket" || object != "matrix")
         in.fail("not a Matrix Market file (the first line must start with '%%MatrixMarket matrix')");
+    banner.erase(banner.find_last_not_of(" \t\r") + 1);  // a CRLF line's '\r' is not part of what it says
+    std::string quoted(1, '\'');  // not "'" + ...: GCC 12 warns of a memcpy overlap there (-Wrestrict)
+    quoted += shown(banner, 100) + "'";
+    const std::string accepted = matrix ? "a matrix must be in coordinate format (array is accepted for vectors only)"
+                                        : "a vector must be in coordinate or array format";
     if (format != "coordinate" && format != "array")
-        in.fail("format '" + shown(format) + "' is not supported; use coordinate or array");
+        in.fail("format '" + shown(format) + "' is not supported (the banner reads " + quoted + "); " + accepted);
+    if (matrix && format == "array")
+        in.fail("the banner " + quoted + " declares a dense (array) matrix, but " + accepted +
+                ": write the matrix in coordinate format, '%%MatrixMarket matrix coordinate real general' and one "
+                "'row column value' line per non-zero entry (scipy.io.mmwrite writes a scipy.sparse matrix so)");
     if (field != "real" && field != "integer" && field != "double")
         in.fail("field '" + shown(field) + "' is not supported; use real (or integer)");
     if (symmetry != "general" && symmetry != "symmetric")
@@ -279,35 +294,47 @@ void write_matrix_market(const std::filesystem::path& path, const std::vector<do
 
 Eigen::SparseMatrix<double> read_matrix_market_matrix(const std::filesystem::path& path) {
     Reader in(path, "matrix");
-    const Header header = read_header(in);
-    if (!header.coordinate) in.fail("a matrix must be in coordinate format (array is for vectors)");
+    const Header header = read_header(in, true);
     std::vector<std::string> tokens;
     if (!in.next_data_line(tokens)) throw input_error(in.name() + ": the size line 'rows columns entries' is missing");
     expect_tokens(in, tokens, 3, "the size line 'rows columns entries'");
     const long long rows = parse_integer(in, tokens[0], "the row count", 1, max_rows);
     const long long cols = parse_integer(in, tokens[1], "the column count", 1, max_rows);
-    const long long per_row = header.symmetric ? 5 : 9;
-    const long long nnz = parse_integer(in, tokens[2], "the entry count", 0, per_row * max_rows);
+    const long long nnz = parse_integer(in, tokens[2], "the entry count", 0, max_rows * max_rows);
     if (rows != cols)
         in.fail("the matrix is " + std::to_string(rows) + "x" + std::to_string(cols) + ", not square");
     if (nnz < rows)
         in.fail(std::to_string(nnz) + " entries for " + std::to_string(rows) +
                 " rows: some rows are empty, but every row of a system matrix holds its diagonal entry");
-    if (nnz > per_row * rows)
-        in.fail(std::to_string(nnz) + " entries for " + std::to_string(rows) + " rows is more than a nine-band matrix has (" +
-                std::to_string(per_row) + " per row" + (header.symmetric ? " stored in a symmetric file)" : ")"));
+    // Explicit zeros may stand anywhere: the count is bounded by the matrix's size (its lower
+    // triangle in a symmetric file), the non-zero entries by the nine bands while reading.
+    const std::string size = std::to_string(rows) + "x" + std::to_string(cols);
+    const long long most = header.symmetric ? rows * (rows + 1) / 2 : rows * cols;
+    if (nnz > most)
+        in.fail(std::to_string(nnz) + " entries for " + std::to_string(rows) + " rows is more than " +
+                (header.symmetric ? "the lower triangle of a " + size + " matrix holds" : "a " + size + " matrix has") +
+                " (" + std::to_string(most) + (header.symmetric ? ", all that a symmetric file stores" : "") +
+                "); fix the entry count in the size line");
 
     const long long line_of_size = in.line();
     in.expect_items(nnz);
     std::vector<Entry> entries;
     // Reserve no more than the file has shown to hold; the vector grows with what is read.
     entries.reserve(static_cast<std::size_t>(std::min<long long>(nnz, 1 << 16)));
+    const long long per_row = header.symmetric ? 5 : 9;
+    long long nonzeros = 0;
     for (long long e = 0; e < nnz; ++e) {
         in.next_item(tokens, e, nnz, "entries", line_of_size);
         expect_tokens(in, tokens, 3, "an entry 'row column value'");
         const long long r = parse_integer(in, tokens[0], "the row index", 1, rows);
         const long long c = parse_integer(in, tokens[1], "the column index", 1, cols);
         const double v = parse_value(in, tokens[2], header.integer);
+        if (v == 0.0) continue;  // no entry (see the top of this file)
+        if (++nonzeros > per_row * rows)
+            in.fail("the file holds more than " + std::to_string(per_row * rows) + " non-zero entries for " +
+                    std::to_string(rows) + " rows, more than a nine-band matrix has (" + std::to_string(per_row) + " per row" +
+                    (header.symmetric ? " stored in a symmetric file)" : ")") +
+                    "; adimg solves the matrices of Q1 elements on a structured grid");
         entries.push_back({static_cast<int>(r - 1), static_cast<int>(c - 1), v, in.line()});
         if (header.symmetric && r != c) entries.push_back({static_cast<int>(c - 1), static_cast<int>(r - 1), v, in.line()});
     }
@@ -324,7 +351,7 @@ Eigen::SparseMatrix<double> read_matrix_market_matrix(const std::filesystem::pat
 
 std::vector<double> read_matrix_market_vector(const std::filesystem::path& path) {
     Reader in(path, "vector");
-    const Header header = read_header(in);
+    const Header header = read_header(in, false);
     if (header.symmetric) in.fail("a vector must be 'general', not 'symmetric'");
     std::vector<std::string> tokens;
     const char* size_line = header.coordinate ? "the size line 'rows 1 entries'" : "the size line 'rows 1'";
