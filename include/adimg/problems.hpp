@@ -95,6 +95,31 @@ CaseSpec read_case_file(const std::filesystem::path& path);
 /// Parses case-file text; `source` names it in error messages.
 CaseSpec parse_case(std::istream& in, const std::string& source);
 
+// --- sizes ----------------------------------------------------------------------------------------
+
+/// The finest level a case can take: (2^15 + 1)^2 nodes, the most that 32-bit node indices hold.
+inline constexpr int max_level = 15;
+
+/// The memory a setup may fill, and how a message names its owner ("this machine has").
+struct MemoryBudget {
+    double bytes = 0.0;
+    std::string where;
+};
+
+/// Physical memory, or less where a cgroup (a container) limits this process.
+MemoryBudget host_memory();
+
+/// Throws input_error, before anything is allocated, if `nodes` at `bytes_per_node` need more than
+/// 90% of `memory`: "<what> needs about X GiB of memory, but <memory.where> Y GiB; <remedy>".
+void check_memory(double nodes, double bytes_per_node, const std::string& what, const MemoryBudget& memory,
+                  const std::string& remedy);
+
+/// Throws input_error if `level` is outside 1..max_level or its (2^level + 1)^2 nodes do not fit
+/// `memory` (check_memory()); `name` spells the level as the caller's user gives it ("level",
+/// "--level") and `what` names the work ("the solve").
+void check_level(int level, double bytes_per_node, const std::string& what, const MemoryBudget& memory,
+                 const std::string& name = "level");
+
 // --- assembly -----------------------------------------------------------------------------------
 
 /// The stiffness matrix of -Δ with boundary nodes as identity rows and no couplings into them

@@ -5,6 +5,8 @@
 
 #include <adimg/options.hpp>
 
+#include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -58,8 +60,9 @@ struct SolveReport {
     std::string message;  ///< empty on success, else what went wrong and what to try
     int outer_iterations = 0;
     int inner_cycles = 0;  ///< total inner V-cycles, the 'b' of the paper's a:b
-    double initial_defect = 0.0;
-    double final_defect = 0.0;
+    double initial_defect = 0.0;  ///< ||b - A x0|| of the guess x0 (||b|| from a zero guess)
+    double final_defect = 0.0;    ///< ||b - A x|| of the x returned
+    double rhs_norm = 0.0;        ///< ||b||: the relative stop asks for final_defect <= 10^-digits ||b||
     StopRule stop_rule = StopRule::relative;  ///< which defect the stop compared (SolverOptions::stop)
     double target_defect = 0.0;  ///< the defect norm the solve had to reach under that rule
     bool fell_back_to_double = false;  ///< mixed precision switched to double inner cycles
@@ -73,6 +76,11 @@ struct SolveReport {
     std::string iterations() const { return std::to_string(outer_iterations) + ":" + std::to_string(inner_cycles); }
     /// Digits gained, log10(initial / final defect).
     double digits_gained() const;
+    /// Digits reached, log10(||b|| / final defect): what the relative stop measures; from a zero
+    /// guess the same as digits_gained().
+    double digits_reached() const {
+        return final_defect > 0.0 ? std::log10(rhs_norm / final_defect) : std::numeric_limits<double>::infinity();
+    }
     /// Mean reduction per inner cycle, (final/initial)^(1/inner_cycles).
     double rate_per_cycle() const;
 };

@@ -153,6 +153,8 @@ private:
     void setup_levels(const Levels& levels);  ///< the engine's setup, timed and counted
     SolveReport solve_locked(const double* b, double* x, InitialGuess guess, const StepCallback& on_step);
     void check_setup(const char* call = "solve") const;
+    /// The engine; throws std::logic_error naming `call` on a moved-from Solver.
+    const SolverEngine& engine_of(const char* call) const;
     /// b mapped as the GridMatrix says (RightHandSideMap: lifted, scaled rows divided by their
     /// diagonals, the null space removed), in a buffer of this solver (b itself if the map
     /// changes nothing); sets null_component_.

@@ -35,57 +35,8 @@ CaseSpec resolve_case(const ProblemOptions& problem) {
     return builtin_case(problem.case_name);
 }
 
-namespace {
-
-std::string gib(double bytes) {
-    std::ostringstream text;
-    text.precision(3);
-    text << bytes / double(1 << 30) << " GiB";
-    return text.str();
-}
-
-/// A memory limit in bytes from a cgroup file ("max" or a number), or 0 if there is none.
-double cgroup_limit(const char* path) {
-    std::ifstream in(path);
-    std::string text;
-    if (!(in >> text) || text == "max") return 0.0;
-    char* end = nullptr;
-    const double v = std::strtod(text.c_str(), &end);
-    return end != text.c_str() && v > 0.0 ? v : 0.0;
-}
-
-}  // namespace
-
 void check_level(int level, std::size_t bytes_per_node, const char* what) {
-    const double nodes = std::pow(std::ldexp(1.0, std::clamp(level, 0, 62)) + 1.0, 2.0);
-    const double needed = nodes * static_cast<double>(bytes_per_node);
-    if (level < 1)
-        throw input_error("--level " + std::to_string(level) +
-                          " is outside 1..15 (level 1 is a 3x3 grid)");
-    if (level > 15) {
-        std::ostringstream msg;
-        msg.precision(3);
-        msg << "--level " << level << " is outside 1..15: its (2^" << level << "+1)^2 = " << nodes
-            << " nodes exceed the 32-bit node indices (and " << what << " would need about " << gib(needed)
-            << " of host memory)";
-        throw input_error(msg.str());
-    }
-    // Physical memory, or less where a cgroup (a container) limits this process.
-    double available = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
-    const char* where = "this machine has";
-    for (const char* path : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
-        const double limit = cgroup_limit(path);
-        if (limit > 0.0 && limit < available) {
-            available = limit;
-            where = "this container may use";
-        }
-    }
-    if (needed > 0.9 * available) {
-        std::ostringstream msg;
-        msg << "--level " << level << ": " << what << " needs about " << gib(needed) << " of host memory, but " << where
-            << " " << gib(available) << "; use a lower level";
-        throw input_error(msg.str());
-    }
+    adimg::check_level(level, static_cast<double>(bytes_per_node), what, host_memory(), "--level");
 }
 
 void check_output_paths(const std::vector<std::string>& paths) {

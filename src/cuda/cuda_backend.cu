@@ -15,6 +15,12 @@ bool cuda_available(std::string* why) {
     return true;
 }
 
+MemoryBudget cuda_device_memory() {
+    std::size_t free_bytes = 0, total = 0;
+    ADIMG_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
+    return {static_cast<double>(total), "the GPU has"};  // all of it: a new setup may reuse a previous one's storage
+}
+
 namespace {
 /// Throws device_error saying why no device is usable.
 void check_device() {

@@ -20,6 +20,11 @@ std::unique_ptr<SolverEngine> make_cuda_engine(const SolverOptions&) {
                        ADIMG_NO_CUDA_REASON + "; rebuild with the CUDA backend, or use SolverOptions::backend = cpu");
 }
 
+MemoryBudget cuda_device_memory() {
+    throw device_error(std::string("the GPU's memory was asked for, but this build of adimg has no CUDA backend: ") +
+                       ADIMG_NO_CUDA_REASON);
+}
+
 // Without CUDA there is no pinned memory: ordinary memory serves the same calls.
 void* allocate_pinned(std::size_t bytes) { return ::operator new(bytes); }
 void free_pinned(void* p) noexcept { ::operator delete(p); }

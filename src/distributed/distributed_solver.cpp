@@ -21,6 +21,7 @@ struct DistributedSolver::State {
     std::shared_ptr<DistributedContext> context;
     std::unique_ptr<SolverEngine> engine;
     std::string notice;  ///< why backend auto runs on CPU ranks
+    bool on_gpus = false;  ///< the ranks run the CUDA backend
     bool ready = false;
     std::vector<std::pair<std::size_t, double>> scaled_rows;  ///< edge rows of a GridMatrix scaled to 1
     std::vector<double> scaled_b;
@@ -57,8 +58,9 @@ DistributedSolver::DistributedSolver(MPI_Comm comm, SolverOptions options, Distr
     }
     if (options.backend == BackendKind::automatic && !everywhere)
         state_->notice = "note: " + std::string(usable ? "a rank has no usable GPU" : why) + "; running on CPU ranks";
-    state_->engine = options.backend != BackendKind::cpu && everywhere ? make_cuda_rank_engine(options, state_->context)
-                                                                       : make_cpu_rank_engine(options, state_->context);
+    state_->on_gpus = options.backend != BackendKind::cpu && everywhere;
+    state_->engine = state_->on_gpus ? make_cuda_rank_engine(options, state_->context)
+                                     : make_cpu_rank_engine(options, state_->context);
 }
 
 DistributedSolver::~DistributedSolver() {
@@ -69,7 +71,9 @@ DistributedSolver::~DistributedSolver() {
 }
 
 void DistributedSolver::setup(const CaseSpec& problem, int level) {
-    if (level < 1) throw input_error("setup: level " + std::to_string(level) + " has no interior node; use 1 or more");
+    // Each rank holds about its share of the grid (and its GPU or its part of the host the memory).
+    check_level(level, solve_bytes_per_node / ranks(), "the solve on each of " + std::to_string(ranks()) + " ranks",
+                state_->on_gpus ? cuda_device_memory() : host_memory(), "setup: level");
     const MeshHierarchy meshes = mesh_hierarchy(problem, level, state_->options.coarse_level);
     state_->lay_out(meshes);
     state_->engine->setup(meshes);

@@ -4,6 +4,7 @@
 // (make_cpu_engine, make_cuda_engine); adimg::Solver talks to it through SolverEngine.
 
 #include <adimg/error.hpp>
+#include <adimg/problems.hpp>
 #include <adimg/solver.hpp>
 
 #include "../common/seconds_since.hpp"
@@ -66,6 +67,15 @@ public:
 std::unique_ptr<SolverEngine> make_cpu_engine(const SolverOptions& options);
 /// Throws device_error when this build has no CUDA or no device is usable.
 std::unique_ptr<SolverEngine> make_cuda_engine(const SolverOptions& options);
+/// The memory of the current GPU. Throws device_error when this build has no CUDA or no device
+/// is usable.
+MemoryBudget cuda_device_memory();
+
+/// What a setup and solve hold per node of the finest grid, about: the float hierarchy (9 bands
+/// and 4 vectors, 4/3 of the finest level with the coarse ones), the double finest matrix and the
+/// outer loop's 6 double vectors, and the line solves' workspace. What setups check against the
+/// memory before they allocate (check_memory()).
+inline constexpr double solve_bytes_per_node = 176.0;
 
 template <class Backend>
 class Engine final : public SolverEngine {
@@ -138,7 +148,15 @@ public:
                 be_.fill(v.x, typename std::decay_t<decltype(v)>::value_type(0));
             if (x.make_room) x.make_room();
         };
-        auto finish = [&](const auto& solution) { be_.download(solution, x.get()); };
+        // The answer: the iterate, or the guess where no iterate improved on it (outer_loop()),
+        // which stays as given, to the last bit (a float solve holds only its rounding).
+        auto finish = [&](const auto& solution, Answer answer) {
+            double* out = x.get();
+            if (answer == Answer::iterate)
+                be_.download(solution, out);
+            else if (out != guess)
+                std::copy(guess, guess + solution.size(), out);
+        };
         return solve_with(load, !guess, finish, on_step);
     }
 
@@ -148,7 +166,7 @@ public:
             be_.assemble_load(mesh, problem, v.b);
             be_.fill(v.x, typename std::decay_t<decltype(v)>::value_type(0));
         };
-        auto finish = [&](const auto& solution) {
+        auto finish = [&](const auto& solution, Answer) {  // from a zero guess x is always the answer
             error = be_.relative_l2_error(mesh, problem, solution);
             if (x) be_.download(solution, x);
         };
@@ -187,7 +205,7 @@ private:
     using DoubleMatrix = typename Backend::template matrix<double>;
 
     /// The solve of solve() and solve_problem() in the precisions of the options: load(v) fills
-    /// the outer loop's b and x, finish(x) takes the solution.
+    /// the outer loop's b and x, finish(x, answer) takes the solution (Answer: x or the guess).
     template <class Load, class Finish>
     SolveReport solve_with(Load&& load, bool zero_guess, Finish&& finish, const StepCallback& on_step) {
         SolveReport report;
@@ -389,10 +407,10 @@ private:
         InnerMultigrid<Backend, Outer, Inner> inner(be_, mg, options_, v.finish(A));
         auto inner_step = [&](auto&&... args) { return inner.correct(std::forward<decltype(args)>(args)...); };
         DoubleInner<Outer> fallback{this, may_fall_back};
-        outer_solve<Backend, Outer>(be_, A, v.b, v.x, v.x_next, v.d, zero_guess, inner_step, fallback, options_, on_step,
-                                    report, v.krylov);
+        const Answer answer = outer_solve<Backend, Outer>(be_, A, v.b, v.x, v.x_next, v.d, zero_guess, inner_step,
+                                                          fallback, options_, on_step, report, v.krylov);
         const auto finishing = clock::now();
-        finish(v.x);
+        finish(v.x, answer);
         report.download_seconds = std::chrono::duration<double>(clock::now() - finishing).count();
     }
 

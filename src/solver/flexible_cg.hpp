@@ -161,16 +161,18 @@ private:
 };
 
 /// Flexible CG: outer_loop() with FlexibleCg steps; the arguments are those of refine()
-/// (refinement.hpp), whose x_next serves as z, and the direction vectors.
+/// (refinement.hpp), whose x_next serves as z, and the direction vectors. Returns what
+/// outer_loop() hands back.
 template <class Backend, class Outer, class Inner, class Fallback>
-void flexible_cg(Backend& be, const typename Backend::template matrix<Outer>& A,
+Answer flexible_cg(Backend& be, const typename Backend::template matrix<Outer>& A,
                  const typename Backend::template vector<Outer>& b, typename Backend::template vector<Outer>& x,
                  typename Backend::template vector<Outer>& z, typename Backend::template vector<Outer>& r,
                  KrylovVectors<Backend, Outer>& krylov, bool zero_guess, Inner&& inner, Fallback&& fallback,
                  const SolverOptions& options, const StepCallback& on_step, SolveReport& report) {
     FlexibleCg<Backend, Outer, std::remove_reference_t<Inner>, std::remove_reference_t<Fallback>> method(
         be, A, b, x, r, z, krylov, inner, fallback);
-    outer_loop<Backend, Outer>(be, A, b, x, r, zero_guess, method, fallback.available(), options, on_step, report);
+    return outer_loop<Backend, Outer>(be, A, b, x, r, zero_guess, method, fallback.available(), options, on_step,
+                                      report);
 }
 
 }  // namespace adimg

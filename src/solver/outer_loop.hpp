@@ -2,27 +2,38 @@
 // The outer iteration's loop and its safeguards (docs/design.md §5), written once for every outer
 // method (refinement.hpp, flexible_cg.hpp), backend and precision pair.
 
+#include <adimg/error.hpp>
 #include <adimg/options.hpp>
 #include <adimg/report.hpp>
 #include <adimg/solver.hpp>
 
 #include "outer_messages.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 
 namespace adimg {
 
-/// The defect norm at which a solve that started at `initial` has converged (SolverOptions::stop).
-inline double stop_target(const SolverOptions& options, double initial) {
-    return options.stop == StopRule::absolute ? options.absolute_defect : std::pow(10.0, -options.digits) * initial;
+/// The defect norm at which a solve has converged (SolverOptions::stop): 10^-digits of ||b||, the
+/// defect of the zero guess, whatever the guess (docs/design.md §5), or the absolute bound.
+inline double stop_target(const SolverOptions& options, double b_norm) {
+    return options.stop == StopRule::absolute ? options.absolute_defect : std::pow(10.0, -options.digits) * b_norm;
 }
 
+/// What a solve hands back: its last iterate x, or the guess it was given, where no iterate
+/// improved on it (x = 0 for a zero guess is set in x itself).
+enum class Answer { iterate, guess };
+
 /// The outer loop: d = b - A x (x = 0 if `zero_guess`); then outer steps until ||d|| reaches the
-/// stop target (stop_target()). It watches for non-finite values, divergence and stagnation and
-/// reports each as a status with what to try, and switches a mixed solve to double inner cycles
-/// (`fallback_available`) when the float inner solve produces non-finite values or stalls.
+/// stop target (stop_target()). A guess that meets the target already is the answer. The loop
+/// watches for non-finite values, divergence and stagnation and reports each as a status with
+/// what to try, and switches a mixed solve to double inner cycles (`fallback_available`) when the
+/// float inner solve produces non-finite values or stalls. A solve that fails hands back the
+/// better of its last iterate and its guess, and report.final_defect is the defect of what it
+/// hands back.
 ///
 /// `method` makes the steps:
 ///   step(norm, use_fallback, step, next) -> bool   one outer step from x, whose defect d has norm
@@ -33,10 +44,10 @@ inline double stop_target(const SolverOptions& options, double initial) {
 ///   confirmed(next)      the defect norm to trust when `next` meets the stop target (a method
 ///                        whose d is a recurrence recomputes b - A x into d here)
 template <class Backend, class Outer, class Method>
-void outer_loop(Backend& be, const typename Backend::template matrix<Outer>& A,
-                const typename Backend::template vector<Outer>& b, typename Backend::template vector<Outer>& x,
-                typename Backend::template vector<Outer>& d, bool zero_guess, Method& method, bool fallback_available,
-                const SolverOptions& options, const StepCallback& on_step, SolveReport& report) {
+Answer outer_loop(Backend& be, const typename Backend::template matrix<Outer>& A,
+                  const typename Backend::template vector<Outer>& b, typename Backend::template vector<Outer>& x,
+                  typename Backend::template vector<Outer>& d, bool zero_guess, Method& method, bool fallback_available,
+                  const SolverOptions& options, const StepCallback& on_step, SolveReport& report) {
     // From a zero guess the defect is b itself, exactly: a copy (2 words a node) instead of a
     // pass over the matrix (12), one work unit less per solve.
     if (zero_guess)
@@ -44,28 +55,51 @@ void outer_loop(Backend& be, const typename Backend::template matrix<Outer>& A,
     else
         be.defect(A, b, x, d);
     double norm = be.norm2(d);
+    const double b_norm = zero_guess ? norm : be.norm2(b);
     report.initial_defect = report.final_defect = norm;
+    report.rhs_norm = b_norm;
     report.stop_rule = options.stop;
-    if (!std::isfinite(norm)) {
+    if (!std::isfinite(norm) || !std::isfinite(b_norm)) {
         report.status = SolveStatus::non_finite;
         report.message = "the initial defect is not finite: check the right-hand side and the initial guess";
-        return;
+        return Answer::guess;
+    }
+    if (b_norm > 0.0 && b_norm < std::numeric_limits<double>::min())
+        throw input_error(outer_messages::subnormal_rhs(b_norm));
+    const double target = stop_target(options, b_norm);
+    report.target_defect = target;
+    if (norm <= target) return Answer::guess;  // converged: the guess meets the stop
+    if (b_norm == 0.0) {
+        // b = 0: x = 0 is the solution (of zero mean, too, for a pure Neumann matrix).
+        be.fill(x, Outer(0));
+        be.fill(d, Outer(0));
+        report.final_defect = 0.0;
+        return Answer::iterate;
     }
     // A failure: its status, what happened and what to try; unless x shows that the matrix is
     // not positive definite (x^T A x = x^T b - x^T d <= 0 for the last finite iterate), which no
-    // setting of the cycle can mend, and then the advice says so.
+    // setting of the cycle can mend, and then the advice says so. Then the answer: the last
+    // iterate, or the guess if the iterate's defect is larger (or not finite).
     auto fail = [&](SolveStatus status, const std::string& happened, const std::string& advice) {
         report.status = status;
         report.message = happened + "; " + advice;
-        be.defect(A, b, x, d);  // after a rejected step d may not be the defect of x
+        be.defect(A, b, x, d);  // after a rejected step, or in CG's recurrence, d may not be the defect of x
+        report.final_defect = be.norm2(d);
         const double xb = be.dot(x, b), xd = be.dot(x, d);
         const double curvature = xb - xd, scale = std::abs(xb) + std::abs(xd);
         if (std::isfinite(curvature) && std::isfinite(scale) && scale > 0.0 &&
-            curvature <= outer_messages::curvature_tolerance * scale)
+            curvature <= outer_messages::curvature_tolerance(status) * scale)
             report.message = happened + "; " + outer_messages::indefinite_matrix(curvature, xb);
+        if (report.final_defect <= report.initial_defect) return Answer::iterate;
+        report.final_defect = report.initial_defect;
+        report.message += outer_messages::guess_returned(zero_guess);
+        if (!zero_guess) return Answer::guess;
+        be.fill(x, Outer(0));
+        return Answer::iterate;
     };
-    const double target = stop_target(options, norm);
-    report.target_defect = target;
+    // Divergence counts from the larger of the guess's defect and ||b||: a good guess may lose
+    // digits in a step without the iteration diverging.
+    const double reference = std::max(norm, b_norm);
     double best = norm;
     int steps_since_progress = 0;
     bool use_fallback = false;
@@ -80,11 +114,10 @@ void outer_loop(Backend& be, const typename Backend::template matrix<Outer>& A,
     };
     while (norm > target) {
         if (report.outer_iterations >= options.max_iterations) {
-            fail(SolveStatus::max_iterations,
+            return fail(SolveStatus::max_iterations,
                  "no convergence within " + std::to_string(options.max_iterations) +
                      " outer iterations (SolverOptions::max_iterations) " + outer_messages::progress(report, options),
-                 outer_messages::smoother_hint(options, outer_messages::Trouble::slow));
-            return;
+                 outer_messages::cap_hint(options, report));
         }
         OuterStep step;
         step.double_inner = use_fallback;
@@ -104,7 +137,7 @@ void outer_loop(Backend& be, const typename Backend::template matrix<Outer>& A,
             }
             const std::string blowup = outer_messages::smoother_hint(options, outer_messages::Trouble::blowup);
             const bool in_double = use_fallback || options.precision == Precision::double_;
-            fail(SolveStatus::non_finite,
+            return fail(SolveStatus::non_finite,
                  std::string(use_fallback ? "the double inner solve (after the fallback)"
                              : options.precision == Precision::double_ ? "the inner solve"
                                                                        : "the float inner solve") +
@@ -116,7 +149,6 @@ void outer_loop(Backend& be, const typename Backend::template matrix<Outer>& A,
                                              : "set SolverOptions::fallback_to_double = true or use "
                                                "SolverOptions::precision = double, or ") +
                                  blowup);
-            return;
         }
         if (next <= target) next = method.confirmed(next);
         step.defect = next;
@@ -125,14 +157,15 @@ void outer_loop(Backend& be, const typename Backend::template matrix<Outer>& A,
         if (on_step) on_step(step);
         norm = next;
         report.final_defect = norm;
-        if (norm > options.divergence_factor * report.initial_defect) {
+        if (norm > options.divergence_factor * reference) {
             char grew[32];
-            std::snprintf(grew, sizeof grew, "%.3g", norm / report.initial_defect);
-            fail(SolveStatus::diverged,
-                 "the defect grew to " + std::string(grew) + " times its initial value at outer iteration " +
+            std::snprintf(grew, sizeof grew, "%.3g", norm / reference);
+            return fail(SolveStatus::diverged,
+                 "the defect grew to " + std::string(grew) +
+                     (reference == report.initial_defect ? " times its initial value" : " times ||b||") +
+                     " at outer iteration " +
                      std::to_string(report.outer_iterations),
                  outer_messages::smoother_hint(options, outer_messages::Trouble::blowup));
-            return;
         }
         if (norm < 0.99 * best) {
             best = norm;
@@ -142,15 +175,15 @@ void outer_loop(Backend& be, const typename Backend::template matrix<Outer>& A,
                 method.restart();
                 continue;
             }
-            fail(SolveStatus::stagnated,
+            return fail(SolveStatus::stagnated,
                  "no progress over " + std::to_string(options.stall_steps) + " outer iterations " +
                      outer_messages::progress(report, options) +
                      (use_fallback ? " (" + report.message + ")" : std::string()),
-                 outer_messages::stagnation_cause(options, use_fallback, fallback_available, report.digits_gained()));
-            return;
+                 outer_messages::stagnation_cause(options, use_fallback, fallback_available, report.digits_reached()));
         }
     }
     report.status = SolveStatus::converged;
+    return Answer::iterate;
 }
 
 }  // namespace adimg

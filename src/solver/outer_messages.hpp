@@ -5,7 +5,10 @@
 #include <adimg/options.hpp>
 #include <adimg/report.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 
 namespace adimg {
@@ -57,8 +60,22 @@ inline std::string smoother_hint(const SolverOptions& o, Trouble trouble = Troub
 }
 
 /// x^T A x at most this share of |x^T b| + |x^T d| counts as not positive: well above the
-/// rounding of the two dot products, far below what a positive definite matrix gives.
-constexpr double curvature_tolerance = 1e-8;
+/// rounding of the two dot products, far below what a positive definite matrix gives. An
+/// iterate that diverged is held to a looser share: one blown up by the smoother is rough, and
+/// its x^T A x is about |x^T d| (share near 1/2), while one that grew along a null vector of a
+/// singular matrix has x^T A x near zero however its rounding falls.
+inline double curvature_tolerance(SolveStatus status) { return status == SolveStatus::diverged ? 1e-4 : 1e-8; }
+
+/// The advice when the outer iterations run out: more of them while each step still gains
+/// (mean rate per step below 1/2), else what to change about the cycle.
+inline std::string cap_hint(const SolverOptions& o, const SolveReport& report) {
+    const double rate = std::pow(report.final_defect / report.initial_defect, 1.0 / std::max(report.outer_iterations, 1));
+    if (!(rate < 0.5)) return smoother_hint(o, Trouble::slow);
+    char text[160];
+    std::snprintf(text, sizeof text,
+                  "the defect was still dropping (%.2g per outer iteration): raise SolverOptions::max_iterations", rate);
+    return text;
+}
 
 /// The advice of a failure that x itself shows to come from the matrix: x^T A x <= 0 (to
 /// rounding) for the iterate x != 0, which no symmetric positive definite matrix allows, so
@@ -76,15 +93,16 @@ inline std::string indefinite_matrix(double curvature, double xb) {
     return text;
 }
 
-/// "after gaining 3.21 of the 8 requested digits" (SolveReport::digits_gained()), or under the
-/// absolute stop "with the defect at 3.1e-07 of the requested 1e-10".
+/// "after gaining 3.21 of the 8 requested digits" (SolveReport::digits_reached(): digits of ||b||,
+/// what the relative stop measures), or under the absolute stop "with the defect at 3.1e-07 of
+/// the requested 1e-10".
 inline std::string progress(const SolveReport& report, const SolverOptions& o) {
     char text[128];
     if (o.stop == StopRule::absolute)
         std::snprintf(text, sizeof text, "with the defect at %.3g of the requested %g (SolverOptions::absolute_defect)",
                       report.final_defect, o.absolute_defect);
     else
-        std::snprintf(text, sizeof text, "after gaining %.2f of the %g requested digits", report.digits_gained(), o.digits);
+        std::snprintf(text, sizeof text, "after gaining %.2f of the %g requested digits", report.digits_reached(), o.digits);
     return text;
 }
 
@@ -105,6 +123,24 @@ inline std::string stagnation_cause(const SolverOptions& o, bool fell_back, bool
            (fell_back ? " even with double inner cycles, so float precision is not the cause" : "") +
            ": the smoother does not suit this problem (" + smoother_hint(o) + ")" +
            (gained > 6.0 ? ", or SolverOptions::digits asks for more than double resolves for this matrix" : "");
+}
+
+/// The note of a failed solve that hands back its guess (or x = 0 from a zero guess) because no
+/// iterate had a smaller defect.
+inline std::string guess_returned(bool zero_guess) {
+    return zero_guess ? "; x = 0 is returned, as no iterate had a smaller defect than the zero guess"
+                      : "; the initial guess is returned unchanged, as no iterate had a smaller defect";
+}
+
+/// The refusal of a right-hand side whose norm lies below double's normal range.
+inline std::string subnormal_rhs(double b_norm) {
+    char text[400];
+    std::snprintf(text, sizeof text,
+                  "solve: ||b|| = %.3g lies below the normal range of double (%.3g): its entries keep fewer than "
+                  "16 significant digits, and so would x; multiply b by a power of ten (x scales with it) and solve "
+                  "again",
+                  b_norm, std::numeric_limits<double>::min());
+    return text;
 }
 
 }  // namespace outer_messages

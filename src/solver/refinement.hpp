@@ -163,16 +163,17 @@ private:
 /// inner(d, ||d||, step, apply) -> bool and hands its correction c to apply(alpha, c), which
 /// writes x + alpha c to `x_next` and its defect to d in one pass; `fallback` (if available(),
 /// e.g. double inner cycles for a mixed solve) takes over when the inner solve produces
-/// non-finite values or the loop stagnates.
+/// non-finite values or the loop stagnates. Returns what outer_loop() hands back.
 template <class Backend, class Outer, class Inner, class Fallback>
-void refine(Backend& be, const typename Backend::template matrix<Outer>& A,
+Answer refine(Backend& be, const typename Backend::template matrix<Outer>& A,
             const typename Backend::template vector<Outer>& b, typename Backend::template vector<Outer>& x,
             typename Backend::template vector<Outer>& x_next, typename Backend::template vector<Outer>& d, bool zero_guess,
             Inner&& inner, Fallback&& fallback, const SolverOptions& options, const StepCallback& on_step,
             SolveReport& report) {
     Refinement<Backend, Outer, std::remove_reference_t<Inner>, std::remove_reference_t<Fallback>> method(
         be, A, b, x, x_next, d, inner, fallback);
-    outer_loop<Backend, Outer>(be, A, b, x, d, zero_guess, method, fallback.available(), options, on_step, report);
+    return outer_loop<Backend, Outer>(be, A, b, x, d, zero_guess, method, fallback.available(), options, on_step,
+                                      report);
 }
 
 }  // namespace adimg

@@ -92,8 +92,23 @@ Solver::~Solver() = default;
 Solver::Solver(Solver&&) noexcept = default;
 Solver& Solver::operator=(Solver&&) noexcept = default;
 
+namespace {
+
+/// The memory of the backend a Solver runs on.
+MemoryBudget memory_of(BackendKind backend) { return backend == BackendKind::cuda ? cuda_device_memory() : host_memory(); }
+
+/// Throws input_error if a finest grid of mx x my nodes would not fit the backend's memory.
+void check_grid_fits(int mx, int my, BackendKind backend) {
+    check_memory(static_cast<double>(mx) * my, solve_bytes_per_node,
+                 "setup: the solver of a " + std::to_string(mx) + " x " + std::to_string(my) + " grid", memory_of(backend),
+                 "use a coarser grid, or the distributed solver (adimg-mpi) over several machines or GPUs");
+}
+
+}  // namespace
+
 void Solver::setup(const GridMatrix& A) {
     const GuardLock lock(guard_.get(), "setup");
+    check_grid_fits(A.grid().mx(), A.grid().my(), backend_);
     const auto start = std::chrono::steady_clock::now();
     GalerkinSource source;
     source.finest = &A.bands();
@@ -116,7 +131,7 @@ void Solver::setup(const Hierarchy& hierarchy) {
 
 void Solver::setup(const CaseSpec& problem, int level) {
     const GuardLock lock(guard_.get(), "setup");
-    if (level < 1) throw input_error("setup: level " + std::to_string(level) + " has no interior node; use 1 or more");
+    check_level(level, solve_bytes_per_node, "the solve", memory_of(backend_), "setup: level");
     const auto start = std::chrono::steady_clock::now();
     const MeshHierarchy meshes = mesh_hierarchy(problem, level, options_.coarse_level);
     hierarchy_seconds_ = seconds_since(start);
@@ -126,6 +141,8 @@ void Solver::setup(const CaseSpec& problem, int level) {
 
 void Solver::setup_locked(const Hierarchy& hierarchy) {
     if (hierarchy.levels.empty()) throw input_error("setup: the hierarchy has no levels");
+    const auto [mx, my] = grid_of(hierarchy.finest());
+    check_grid_fits(mx, my, backend_);
     hierarchy_seconds_ = 0.0;
     setup_levels(hierarchy);
 }
@@ -272,14 +289,21 @@ SolveReport Solver::timed(Solve&& solve) {
 }
 
 SetupTimes Solver::setup_times() const {
-    return {context_seconds_, hierarchy_seconds_, backend_setup_seconds_, engine_->upload_seconds(),
-            engine_->coarse_factor_seconds()};
+    const SolverEngine& engine = engine_of("setup_times");
+    return {context_seconds_, hierarchy_seconds_, backend_setup_seconds_, engine.upload_seconds(),
+            engine.coarse_factor_seconds()};
 }
 
-std::string Solver::device_name() const { return engine_->device_name(); }
+std::string Solver::device_name() const { return engine_of("device_name").device_name(); }
 std::vector<LevelInfo> Solver::levels() const {
     const GuardLock lock(guard_.get(), "levels", true);
+    check_setup("levels");
     return engine_->levels();
+}
+
+const SolverEngine& Solver::engine_of(const char* call) const {
+    if (!engine_) throw std::logic_error(std::string("Solver::") + call + " on a moved-from Solver");
+    return *engine_;
 }
 int Solver::allocation_count() const {
     const GuardLock lock(guard_.get(), "allocation_count", true);
