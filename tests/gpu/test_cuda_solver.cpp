@@ -1,6 +1,7 @@
 // Whole solves on the GPU against the CPU backend, through the public API.
 
 #include "../paper_values.hpp"
+#include "../warm_start_matrix.hpp"
 
 #include <adimg/problems.hpp>
 #include <adimg/hierarchy.hpp>
@@ -87,4 +88,8 @@ TEST_CASE("GPU Jacobi and Gauss-Seidel converge on U1 and match the CPU iteratio
         CHECK(std::abs(gpu.report.outer_iterations - cpu.report.outer_iterations) <= 1);
         CHECK(std::abs(gpu.error - cpu.error) < 1e-6);
     }
+}
+
+TEST_CASE("Warm starts: guesses good to 0 to 12 digits, every precision and outer method, CUDA", "[gpu][solver]") {
+    adimg_test::warm_start::check_warm_starts(BackendKind::cuda);
 }
