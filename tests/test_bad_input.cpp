@@ -237,7 +237,7 @@ TEST_CASE("Bad case files: the file, the line and the key named with what is all
     }
 }
 
-TEST_CASE("Case files: good ones parse as before; files and levels that cannot work are input errors",
+TEST_CASE("Case files: good ones parse as before, files and levels that cannot work are input errors",
           "[bad-input][case]") {
     // The syntax the built-in cases use, comments, blank lines, CRLF ends, a byte-order mark and
     // dotted keys outside a section are all fine.

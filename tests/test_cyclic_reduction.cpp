@@ -341,7 +341,7 @@ TEST_CASE("cyclic-reduction writes are bank-conflict free: E and O bases differ 
     }
 }
 
-TEST_CASE("an H200 block (227 KiB of shared memory) holds float lines of 8193 and double lines of 4097; "
+TEST_CASE("an H200 block (227 KiB of shared memory) holds float lines of 8193 and double lines of 4097, "
           "double lines of 8193 only without level 0", "[cyclic-reduction]") {
     const std::size_t h200_bytes = 227 * 1024;
     for (CrStaging staging : all_cr_stagings) {

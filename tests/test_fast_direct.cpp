@@ -676,7 +676,7 @@ TEST_CASE("Fast direct solve_case: the load vector and the L2 error where the so
     }
 }
 
-TEST_CASE("Fast direct solve_case needs a case's setup; a mesh's setup, Neumann edges included, has none",
+TEST_CASE("Fast direct solve_case needs a case's setup: a mesh's setup, Neumann edges included, has none",
           "[fast_direct][setup][neumann]") {
     FastDirectSolver solver(cpu_options());
     CHECK_THROWS_AS(solver.solve_case(), input_error);

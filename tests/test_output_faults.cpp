@@ -263,7 +263,7 @@ TEST_CASE("A dense (array) or unknown-format Matrix Market file is refused quoti
     }
 }
 
-TEST_CASE("Explicit zeros lift the size line's bound to the matrix's size; non-zero entries stay within nine per row",
+TEST_CASE("Explicit zeros lift the size line's bound to the matrix's size, non-zero entries stay within nine per row",
           "[output-faults][matrix-market]") {
     const TempDir dir("zero_bounds");
     // A 20 x 20 matrix: the tridiagonal (58 entries) and `extra` entries of value `value` beside

@@ -375,7 +375,7 @@ TEMPLATE_TEST_CASE("CUDA dense product equals the product in double on the host,
     }
 }
 
-TEST_CASE("transfers in chunks of any size round-trip exactly; a chunk smaller than an element is refused", "[gpu]") {
+TEST_CASE("transfers in chunks of any size round-trip exactly, a chunk smaller than an element is refused", "[gpu]") {
     std::mt19937 rng(16);
     const std::vector<double> h = as_double(random_vector(100003, rng));
     for (std::optional<std::size_t> chunk : {std::optional<std::size_t>(4096), std::optional<std::size_t>(4104),
@@ -504,7 +504,7 @@ TEST_CASE("running out of device memory says how much was needed and how much is
     CHECK(still_works.size() == 1024);
 }
 
-TEST_CASE("matrices assembled on the device equal the host assembly entry by entry on every level (all cases, L=6..8; "
+TEST_CASE("matrices assembled on the device equal the host assembly entry by entry on every level (all cases, L=6..8, "
           "A5 at L=10)",
           "[gpu][assembly]") {
     // Each entry relative to the largest of its row (the A-cases' entries span 18 orders of
@@ -537,7 +537,7 @@ TEST_CASE("matrices assembled on the device equal the host assembly entry by ent
     }
 }
 
-TEST_CASE("load vectors and L2 errors computed on the device equal the host's (all cases, L=6..8; A5 at L=10)",
+TEST_CASE("load vectors and L2 errors computed on the device equal the host's (all cases, L=6..8, A5 at L=10)",
           "[gpu][assembly]") {
     std::vector<std::pair<std::string, int>> problems;
     for (const std::string& name : builtin_case_names())
@@ -596,7 +596,7 @@ TEST_CASE("Galerkin products formed on the device equal the host's bit for bit, 
 }
 
 TEMPLATE_TEST_CASE("the coarsest grid's inverse from the host factor: Cholesky for the symmetric Q1 matrices, LU otherwise, "
-                   "equal to the CPU's sparse factor; a singular matrix is an input error",
+                   "equal to the CPU's sparse factor, a singular matrix is an input error",
                    "[gpu][coarse]", float, double) {
     using T = TestType;
     std::mt19937 rng(16);

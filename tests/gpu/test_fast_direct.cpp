@@ -158,7 +158,7 @@ TEST_CASE("Fast direct on the GPU: a 77 x 41 random mesh with boundary values, p
     CHECK(relative_max_difference(std::vector<double>(px.begin(), px.end()), cholesky) < 1e-10);
 }
 
-TEST_CASE("Fast direct on the GPU: setup assembles nothing; matrix() is the assembly, made when asked",
+TEST_CASE("Fast direct on the GPU: setup assembles nothing, matrix() is the assembly, made when asked",
           "[gpu][fast_direct]") {
     // The device forms each row of its defect from the widths (q1_stiffness_row()), so the host
     // holds no matrix until matrix() is called, and then the same bits as assemble_stiffness().
