@@ -55,7 +55,8 @@ void bind_report(nb::module_& m) {
         .def_ro("outer_iterations", &SolveReport::outer_iterations)
         .def_ro("inner_cycles", &SolveReport::inner_cycles, "total inner V-cycles")
         .def_ro("initial_defect", &SolveReport::initial_defect, "||b - A x0||")
-        .def_ro("final_defect", &SolveReport::final_defect, "||b - A x||")
+        .def_ro("final_defect", &SolveReport::final_defect, "||b - A x|| of the x returned")
+        .def_ro("rhs_norm", &SolveReport::rhs_norm, "||b||: the relative stop asks for final_defect <= 10^-digits ||b||")
         .def_prop_ro("stop_rule", [](const SolveReport& r) { return to_string(r.stop_rule); },
                      "'relative' or 'absolute': which defect the stop compared (option stop)")
         .def_ro("target_defect", &SolveReport::target_defect, "the defect the solve had to reach under that rule")
@@ -67,6 +68,8 @@ void bind_report(nb::module_& m) {
                      },
                      "||b - A x|| before the first outer step and after each")
         .def_prop_ro("digits_gained", &SolveReport::digits_gained, "log10(initial / final defect)")
+        .def_prop_ro("digits_reached", &SolveReport::digits_reached,
+                     "log10(||b|| / final defect): what the relative stop measures (digits_gained from a zero guess)")
         .def_prop_ro("rate_per_cycle", &SolveReport::rate_per_cycle, "mean defect reduction per inner V-cycle")
         .def_ro("fell_back_to_double", &SolveReport::fell_back_to_double)
         .def_ro("history", &SolveReport::history, "the outer steps (OuterStep)")

@@ -135,5 +135,39 @@ class OptionsReportsErrors(unittest.TestCase):
         self.assertNotIn("SolverOptions::", str(caught.exception))
 
 
+class WarmStarts(unittest.TestCase):
+    """A second solve from the first's answer (time stepping, Newton) comes back at once with x
+    as given; from a guess good to 5 digits it converges; never worse than the guess."""
+
+    @classmethod
+    def setUpClass(cls):
+        # 257 x 257 nodes graded towards x = 1 and y = 0 (element aspect ratios up to 1e4).
+        t = np.linspace(0.0, 1.0, 257)
+        cls.coordinates = (1.0 - (1.0 - t) ** 3, t**3)
+        mesh = tensor_mesh(*cls.coordinates)
+        A, b, D = assemble(mesh, lambda p: 1.0 + 0 * p[0], lambda p: 1.0 + 0 * p[0])
+        cls.A, cls.b = eliminated(A, b, D, np.zeros(A.shape[0]))
+
+    def test_guesses(self):
+        for precision in ("mixed", "double"):
+            for outer in ("cg", "refinement"):
+                solver = adimg.Solver(self.A, coordinates=self.coordinates, order="y-fastest", backend="cpu",
+                                      precision=precision, outer=outer)
+                x, _ = solver.solve(self.b)
+                noise = np.random.default_rng(5).uniform(-1.0, 1.0, x.shape)
+                for name, guess in (("converged", x), ("5 digits", x * (1.0 + 1e-5 * noise))):
+                    with self.subTest(precision=precision, outer=outer, guess=name):
+                        before = np.linalg.norm(self.b - self.A @ guess)
+                        y, report = solver.solve(self.b, x0=guess.copy())
+                        after = np.linalg.norm(self.b - self.A @ y)
+                        self.assertEqual(report.status, "converged")
+                        self.assertLessEqual(after, 1.000001 * before)
+                        self.assertLessEqual(after, 1.0001e-8 * np.linalg.norm(self.b))
+                        self.assertAlmostEqual(report.final_defect / after, 1.0, delta=1e-4)
+                        if name == "converged":
+                            self.assertEqual(report.outer_iterations, 0)
+                            self.assertTrue(np.array_equal(y, guess))
+
+
 if __name__ == "__main__":
     unittest.main()
