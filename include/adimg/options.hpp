@@ -161,9 +161,11 @@ void validate(const SolverOptions& options);
 /// what to drop or change. Every front end calls it with the fields its user gave.
 void check_given_options(const SolverOptions& options, const std::vector<std::string>& given);
 
-/// The options as a solve runs them, to print and report: with one precision throughout, one
-/// V-cycle per outer step (inner = cycles:1), and single precision always refines (outer =
-/// refinement), as the engine does.
+/// The options as a solve runs them, decided here once (Solver and DistributedSolver keep them, the
+/// engine takes them as they are, front ends print and report them): with one precision
+/// throughout, one V-cycle per outer step (inner = cycles:1); single precision always refines
+/// (outer = refinement), whose float defect stalls at float's resolution where CG's float
+/// recurrences would overflow or lose their directions (the paper's Table 1).
 SolverOptions effective_options(SolverOptions options);
 
 // The names of the option table, for programs that take one value at a time. Each parse_*

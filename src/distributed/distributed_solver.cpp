@@ -44,6 +44,7 @@ struct DistributedSolver::State {
 DistributedSolver::DistributedSolver(MPI_Comm comm, SolverOptions options, DistributedLines lines)
     : state_(std::make_unique<State>()) {
     validate(options);
+    options = effective_options(options);  // what runs: the engine takes the options as they are
     state_->options = options;
     MPI_Comm_dup(comm, &state_->comm);
     state_->context = std::make_shared<DistributedContext>(state_->comm, lines);

@@ -80,16 +80,10 @@ inline constexpr double solve_bytes_per_node = 176.0;
 template <class Backend>
 class Engine final : public SolverEngine {
 public:
+    /// `options` as they run (effective_options(): the solvers resolve them once, before).
     template <class... Args>
     explicit Engine(const SolverOptions& options, Args&&... backend_args)
-        : options_(options), be_(std::forward<Args>(backend_args)...) {
-        // With one precision throughout, refinement is plain multigrid: one V-cycle per step.
-        if (options_.precision != Precision::mixed) options_.inner = {InnerStop::Kind::cycles, 1};
-        // Single precision shows where float alone stops (the paper's Table 1): by refinement,
-        // whose float defect stalls at float's resolution, where CG's float recurrences would
-        // overflow or lose their directions instead.
-        if (options_.precision == Precision::single) options_.outer = OuterMethod::refinement;
-    }
+        : options_(options), be_(std::forward<Args>(backend_args)...) {}
 
     void setup(const Hierarchy& hierarchy) override {
         forget_galerkin();

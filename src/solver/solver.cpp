@@ -66,6 +66,7 @@ struct Solver::CaseOnMesh {
 
 Solver::Solver(SolverOptions options) : options_(options), guard_(std::make_unique<Guard>()) {
     validate(options_);
+    options_ = effective_options(options_);  // what runs, as options() reports it; the engine takes them as they are
     std::string why;
     switch (options_.backend) {
     case BackendKind::cpu:
