@@ -1,11 +1,12 @@
 // Nothing lost, nothing silently wrong, on the way out of the `adimg` tool and at its edges: a
-// write that fails (a full disk: /dev/full, a 64 KiB tmpfs, a file size limit) exits 3 naming
-// the file and leaves the target as it was; a signal during a write leaves no partial file; a
-// failed solve writes no solution unless asked to; the JSON report parses with an independent
-// parser whatever the names hold; options that would be ignored or contradict each other are
-// errors; reading is bounded; the tool runs OpenMP with the passive wait policy. Each table row
-// is one way of getting it wrong. The tests run the `adimg` binary beside the test executable
-// (or $ADIMG_CLI); without it they are skipped.
+// write that fails (a full disk: /dev/full, a 64 KiB tmpfs, a file size limit, on an output file
+// or the standard output) exits 3 naming the file and leaves the target as it was; an output
+// through a symbolic link is checked where the link ends, before the work; a signal during a
+// write leaves no partial file; a failed solve writes no solution unless asked to; the JSON
+// report parses with an independent parser whatever the names hold; options that would be
+// ignored or contradict each other are errors; reading is bounded; the tool runs OpenMP with the
+// passive wait policy. Each table row is one way of getting it wrong. The tests run the `adimg`
+// binary beside the test executable (or $ADIMG_CLI); without it they are skipped.
 
 #include <adimg/io.hpp>
 #include <adimg/problems.hpp>
@@ -25,6 +26,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -161,6 +163,133 @@ TEST_CASE("A full file system (a 64 KiB tmpfs): exit 3, the target untouched, no
     CHECK(contains(r.output, "cannot write '" + full + "/x.mtx': the directory '" + full +
                                  "' does not allow new files (Read-only file system)"));
     CHECK_FALSE(contains(r.output, "status converged"));
+}
+
+TEST_CASE("An output through a symbolic link is checked where the link ends: a missing or read-only directory, or a "
+          "loop of links, is refused before the work (exit 2)", "[cli][output][links]") {
+    if (!have_cli()) return;
+    const TempDir dir("output_links");
+    const std::string d = dir.path.string();
+    struct Row {
+        std::vector<std::pair<std::string, std::string>> links;  ///< link name -> what it points to ({dir} replaced)
+        std::string arguments;                                   ///< {dir} is the scratch directory
+        std::string message;                                     ///< in stderr ({dir} replaced)
+    };
+    const std::string solve = "solve --case U1 --level 4 --backend cpu";
+    const Row rows[] = {
+        // A dangling link into a directory that does not exist, absolute or relative, and a chain of two.
+        {{{"link.mtx", "{dir}/missing/x.mtx"}}, solve + " --out {dir}/link.mtx",
+         "cannot write '{dir}/link.mtx' (its symbolic link ends at '{dir}/missing/x.mtx'): the directory "
+         "'{dir}/missing' does not exist"},
+        {{{"link.mtx", "missing/x.mtx"}}, solve + " --out {dir}/link.mtx",
+         "the directory '{dir}/missing' does not exist"},
+        {{{"link.mtx", "hop.mtx"}, {"hop.mtx", "missing/x.mtx"}}, solve + " --out {dir}/link.mtx",
+         "cannot write '{dir}/link.mtx' (its symbolic link ends at '{dir}/missing/x.mtx'): the directory "
+         "'{dir}/missing' does not exist"},
+        {{{"r.json", "{dir}/missing/r.json"}}, solve + " --json {dir}/r.json", "the directory '{dir}/missing' does not exist"},
+        {{{"A.mtx", "{dir}/missing/A.mtx"}}, "assemble --case U1 --level 4 --out {dir}/A.mtx",
+         "the directory '{dir}/missing' does not exist"},
+        {{{"b.mtx", "{dir}/missing/b.mtx"}}, "assemble --case U1 --level 4 --out {dir}/A.mtx --rhs-out {dir}/b.mtx",
+         "the directory '{dir}/missing' does not exist"},
+        {{{"x.mtx", "{dir}/missing/x.mtx"}}, "solve --case U1 --level 4 --solver direct --out {dir}/x.mtx",
+         "the directory '{dir}/missing' does not exist"},
+        // A loop of links.
+        {{{"a.mtx", "b.mtx"}, {"b.mtx", "a.mtx"}}, solve + " --out {dir}/a.mtx",
+         "cannot write '{dir}/a.mtx': its symbolic links form a loop"},
+    };
+    for (const Row& row : rows) {
+        fs::remove_all(dir.path);
+        fs::create_directories(dir.path);
+        for (const auto& [name, to] : row.links) fs::create_symlink(replaced(to, "{dir}", d), dir.file(name));
+        const std::string arguments = replaced(row.arguments, "{dir}", d);
+        const CliResult r = run_cli(arguments, adimg_test::Capture::all);
+        INFO("adimg " << arguments << "\n-> exit " << r.status << ":\n" << r.output);
+        CHECK(r.status == 2);
+        CHECK(contains(r.output, replaced(row.message, "{dir}", d)));
+        CHECK_FALSE(contains(r.output, "status "));  // refused before the solve
+        CHECK_FALSE(fs::exists(dir.file("missing")));
+        for (const auto& [name, to] : row.links) CHECK(fs::is_symlink(fs::symlink_status(dir.file(name))));
+    }
+    // A dangling link into a directory that takes new files is written through: its target made,
+    // the link kept.
+    fs::remove_all(dir.path);
+    fs::create_directories(dir.file("there"));
+    fs::create_symlink("there/x.mtx", dir.file("link.mtx"));
+    const CliResult written = run_cli(solve + " --out " + (dir / "link.mtx"), adimg_test::Capture::all);
+    INFO("a dangling link into an existing directory:\n" << written.output);
+    CHECK(written.status == 0);
+    CHECK(fs::is_symlink(fs::symlink_status(dir.file("link.mtx"))));
+    CHECK(adimg::read_matrix_market_vector(dir.file("there/x.mtx")).size() == 17 * 17);
+}
+
+TEST_CASE("An output through a symbolic link into a read-only directory is refused before the work (exit 2)",
+          "[cli][output][links]") {
+    if (!have_cli()) return;
+    const TempDir dir("output_link_read_only");
+    const std::string target = dir.file("ro").string() + "/x.mtx", link = dir.file("link.mtx").string();
+    fs::create_directories(dir.file("ro"));
+    fs::create_symlink(target, link);
+    const std::string expected = "cannot write '" + link + "' (its symbolic link ends at '" + target + "'): the directory '" +
+                                 dir.file("ro").string() + "' does not allow new files";
+    const std::string command = adimg_test::quoted_cli() + " solve --case U1 --level 4 --backend cpu --out '" + link + "' 2>&1";
+    if (geteuid() != 0) {  // permissions bind an ordinary user
+        fs::permissions(dir.file("ro"), fs::perms::owner_read | fs::perms::owner_exec);
+        const CliResult r = run_shell(command + "; echo status=$?");
+        fs::permissions(dir.file("ro"), fs::perms::owner_all);
+        INFO("a directory of mode 0500:\n" << r.output);
+        CHECK(contains(r.output, "status=2\n"));
+        CHECK(contains(r.output, expected + " (Permission denied)"));
+        CHECK_FALSE(contains(r.output, "status converged"));
+    }
+    // A read-only file system binds root too.
+    const std::string unshare = namespace_for_mounting();
+    if (unshare.empty()) {
+        WARN("this process may not mount a tmpfs (neither `unshare -rm` nor `unshare -m` works here): a link into a "
+             "read-only file system is not checked");
+        return;
+    }
+    const fs::path script = dir.path / "read_only.sh";
+    write_file(script, "mount -t tmpfs -o ro,size=64k tmpfs '" + dir.file("ro").string() + "' || exit 99\n" + command +
+                           "\necho status=$?\n");
+    const CliResult r = run_shell(unshare + " sh '" + script.string() + "' 2>&1");
+    INFO("a link into a read-only tmpfs:\n" << r.output);
+    CHECK(contains(r.output, "status=2\n"));
+    CHECK(contains(r.output, expected + " (Read-only file system)"));
+    CHECK_FALSE(contains(r.output, "status converged"));
+}
+
+TEST_CASE("Standard output past a file size limit: exit 3 with the write error, not death by SIGXFSZ",
+          "[cli][output]") {
+    if (!have_cli()) return;
+    const TempDir dir("stdout_limit");
+    // A limit of 0 bytes: the first write fails, whatever a command prints. SIGXFSZ keeps its
+    // default action here, which ends the process unless the tool ignores it.
+    const std::string limited = "ulimit -f 0;";
+    const std::string too_large =
+        "error: writing the standard output failed: File too large (the file size limit of this process is 0 bytes; "
+        "raise it with ulimit -f)";
+    struct Row {
+        std::string arguments;
+        std::string message;
+    };
+    const Row rows[] = {
+        {"--version", "adimg --version: " + too_large},
+        {"solve --help", "adimg solve: " + too_large},
+        {"solve --case U1 --level 5 --backend cpu", "adimg solve: " + too_large},
+        {"solve --case U1 --level 5 --backend cpu -q", "adimg solve: " + too_large},
+        {"info --case A2 --level 5", "adimg info: " + too_large},
+        {"assemble --case U1 --level 5 --out /dev/stdout", "cannot write '/dev/stdout': File too large"},
+    };
+    for (const Row& row : rows) {
+        const std::string out = dir.file("out.txt").string();
+        fs::remove(out);
+        // stderr to the pipe, stdout to the limited file.
+        const CliResult r = run_cli(row.arguments + " 2>&1 >'" + out + "'", adimg_test::Capture::stdout_only, 120, limited);
+        INFO(limited << " adimg " << row.arguments << " > out.txt\n-> exit " << r.status << ", stderr:\n" << r.output);
+        CHECK(r.status == 3);
+        CHECK(contains(r.output, row.message));
+        CHECK(fs::file_size(out) == 0);
+    }
 }
 
 TEST_CASE("A signal during a large write leaves no partial file and ends the tool as the signal does", "[cli][output]") {

@@ -40,19 +40,39 @@ void check_level(int level, std::size_t bytes_per_node, const char* what) {
 }
 
 void check_output_paths(const std::vector<std::string>& paths) {
+    namespace fs = std::filesystem;
+    // The file that writing `target` replaces or creates: where its chain of symbolic links ends,
+    // a dangling link included; empty for a loop (more than the kernel's 40 links). The walk of
+    // adimg::OutputFile (link_destination() in src/io/output_file.cpp, which include/adimg/io.hpp
+    // does not expose), so that the directory checked is the one the file is written in.
+    const auto link_destination = [](fs::path file) -> fs::path {
+        for (int hops = 0; hops <= 40; ++hops) {
+            std::error_code ec;
+            if (!fs::is_symlink(fs::symlink_status(file, ec))) return file;
+            const fs::path next = fs::read_symlink(file, ec);
+            if (ec) return file;
+            file = next.is_absolute() ? next : file.parent_path() / next;
+        }
+        return {};
+    };
     for (const std::string& path : paths) {
         if (path.empty()) continue;
-        const std::filesystem::path p(path);
-        const std::filesystem::path dir = p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
+        const fs::path p(path);
         std::error_code ec;
-        if (!std::filesystem::is_directory(dir, ec))
-            throw input_error("cannot write '" + path + "': the directory '" + dir.string() + "' does not exist");
-        if (std::filesystem::is_directory(p, ec)) throw input_error("cannot write '" + path + "': it is a directory");
+        if (fs::is_directory(p, ec)) throw input_error("cannot write '" + path + "': it is a directory");
         // A file is written beside its target and renamed into place (adimg::OutputFile), so its
         // directory must take new files; a device or a pipe is written in place.
-        const bool in_place = std::filesystem::exists(p, ec) && !std::filesystem::is_regular_file(p, ec);
-        if (!in_place && ::access(dir.c_str(), W_OK | X_OK) != 0)
-            throw input_error("cannot write '" + path + "': the directory '" + dir.string() +
+        if (fs::exists(p, ec) && !fs::is_regular_file(p, ec)) continue;
+        const fs::path file = link_destination(p);
+        if (file.empty())
+            throw input_error("cannot write '" + path + "': its symbolic links form a loop; check where they point");
+        const std::string through = file == p ? "" : " (its symbolic link ends at '" + file.string() + "')";
+        const fs::path dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
+        if (!fs::is_directory(dir, ec))
+            throw input_error("cannot write '" + path + "'" + through + ": the directory '" + dir.string() +
+                              "' does not exist");
+        if (::access(dir.c_str(), W_OK | X_OK) != 0)
+            throw input_error("cannot write '" + path + "'" + through + ": the directory '" + dir.string() +
                               "' does not allow new files (" + std::generic_category().message(errno) + ")");
     }
 }

@@ -6,9 +6,12 @@
 #include <adimg/error.hpp>
 #include <adimg/io.hpp>
 
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -30,15 +33,33 @@ constexpr const char* usage =
     "\n"
     "`adimg COMMAND --help` lists the options of a command; `adimg --version` prints the version.";
 
+/// Why writing the standard output failed: the system's reason, and for EFBIG the file size
+/// limit. Where errno no longer says (the write that failed came before), a regular file that has
+/// reached the limit is taken as the reason.
+std::string standard_output_failure(int error) {
+    struct rlimit limit {};
+    const bool limited = ::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY;
+    struct stat status {};
+    if (error == 0 && limited && ::fstat(STDOUT_FILENO, &status) == 0 && S_ISREG(status.st_mode) &&
+        static_cast<rlim_t>(status.st_size) >= limit.rlim_cur)
+        error = EFBIG;
+    if (error == 0) return "";
+    std::string reason = ": " + std::generic_category().message(error);
+    if (error == EFBIG && limited)
+        reason += " (the file size limit of this process is " + std::to_string(limit.rlim_cur) +
+                  " bytes; raise it with ulimit -f)";
+    return reason;
+}
+
 /// `status`, or 3 if what the command printed could not be written (stdout on a full disk or
-/// /dev/full): a report that was lost is a failure too.
+/// /dev/full, or past a file size limit): a report that was lost is a failure too.
 int checked_standard_output(const std::string& command, int status) {
     std::cout.flush();
     errno = 0;
     if (std::fflush(stdout) == 0 && !std::ferror(stdout) && std::cout.good()) return status;
     const int error = errno;
-    std::cerr << "adimg " << command << ": error: writing the standard output failed"
-              << (error ? ": " + std::generic_category().message(error) : std::string()) << "\n";
+    std::cerr << "adimg " << command << ": error: writing the standard output failed" << standard_output_failure(error)
+              << "\n";
     return 3;
 }
 
@@ -65,6 +86,10 @@ int checked_standard_output(const std::string& command, int status) {
 }
 
 int main(int argc, char** argv) {
+    // A write beyond the file size limit (ulimit -f) fails with EFBIG instead of ending the process
+    // by SIGXFSZ (status 153): an output file reports it and removes its temporary (exit 3), and
+    // so does the standard output redirected to a file (checked_standard_output()).
+    std::signal(SIGXFSZ, SIG_IGN);
     if (argc < 2) {  // a usage error: the usage goes to stderr
         std::cerr << usage << "\n";
         return 2;
