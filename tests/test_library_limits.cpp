@@ -5,6 +5,7 @@
 
 #include <adimg/error.hpp>
 #include <adimg/grid.hpp>
+#include <adimg/io.hpp>
 #include <adimg/problems.hpp>
 #include <adimg/solver.hpp>
 
@@ -177,4 +178,32 @@ TEST_CASE("A singular matrix and an iteration cap get advice that fits them", "[
     CHECK(report.status == SolveStatus::max_iterations);
     CHECK(contains(report.message, "raise SolverOptions::max_iterations"));
     CHECK_FALSE(contains(report.message, "smoothing steps"));
+}
+
+TEST_CASE("Stored zeros are ignored wherever they stand in an Eigen matrix", "[library-limits]") {
+    // GridMatrix::from_eigen refused a zero stored between nodes that are not neighbours.
+    const TensorMesh mesh = builtin_case("A2").mesh(4);
+    const NineBands<double> bands = assemble_stiffness(mesh);
+    const Grid grid = Grid::from_mesh(mesh);
+    struct Row {
+        const char* where;
+        int p, q;
+    };
+    const int mx = grid.mx();
+    const std::vector<Row> rows = {
+        {"far apart", 20, 200}, {"two nodes apart in x", 40, 42}, {"two grid rows apart", 40, 40 + 2 * mx}};
+    for (const Row& row : rows) {
+        Eigen::SparseMatrix<double> S = to_eigen(bands);
+        S.insert(row.p, row.q) = 0.0;  // a stored zero where the bands have no entry
+        S.insert(row.q, row.p) = 0.0;
+        INFO("a zero stored " << row.where << ": (" << row.p << ", " << row.q << ")");
+        std::string error;
+        try {
+            const GridMatrix A = GridMatrix::from_eigen(grid, S);
+            CHECK(A.bands().values == bands.values);
+        } catch (const input_error& e) {
+            error = e.what();
+        }
+        CHECK(error.empty());
+    }
 }

@@ -116,7 +116,9 @@ public:
     }
 
     DirectSystem direct_system() override {
-        solver_b_ = A_.solver_rhs(b_);
+        // The direct solve removes a pure Neumann b's constant component itself and says so (a
+        // pure Neumann matrix has no scaled or eliminated rows: each of its rows sums to zero).
+        solver_b_ = A_.constant_null_space() ? b_ : A_.solver_rhs(b_);
         return {A_.bands(), solver_b_};
     }
 

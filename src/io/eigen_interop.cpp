@@ -37,10 +37,12 @@ Eigen::SparseMatrix<double> to_eigen(const NineBands<double>& A) {
 namespace {
 
 /// The first entry of S (row p, column q, 0-based) that does not couple grid neighbours of the
-/// mx x my grid numbered x-fastest; false if there is none.
+/// mx x my grid numbered x-fastest; false if there is none. Stored zeros couple nothing and are
+/// passed over wherever they stand (a sparse format may keep them, e.g. after a product).
 bool first_non_neighbour(const Eigen::SparseMatrix<double>& S, int mx, long long& p, long long& q) {
     for (int col = 0; col < S.outerSize(); ++col)
         for (Eigen::SparseMatrix<double>::InnerIterator it(S, col); it; ++it) {
+            if (it.value() == 0.0) continue;
             const long long dx = it.col() % mx - it.row() % mx, dy = it.col() / mx - it.row() / mx;
             if (dx < -1 || dx > 1 || dy < -1 || dy > 1) {
                 p = it.row();
@@ -90,6 +92,7 @@ NineBands<double> from_eigen(const Eigen::SparseMatrix<double>& S, int mx, int m
     NineBands<double> A(mx, my);
     for (int col = 0; col < S.outerSize(); ++col)
         for (Eigen::SparseMatrix<double>::InnerIterator it(S, col); it; ++it) {
+            if (it.value() == 0.0) continue;  // a stored zero, perhaps outside the bands
             const long long row = it.row(), column = it.col();
             const int dx = static_cast<int>(column % mx - row % mx), dy = static_cast<int>(column / mx - row / mx);
             A(band_index(dx, dy), static_cast<std::size_t>(row)) += it.value();
