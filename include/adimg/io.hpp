@@ -62,6 +62,11 @@ private:
     std::unique_ptr<State> state_;
 };
 
+/// The file that writing `target` replaces: where its chain of symbolic links ends (a link that
+/// dangles included: its target is created), so that a link stays a link; `target` itself if it
+/// is no link; empty for a loop of links (more than the kernel's 40). OutputFile writes there.
+std::filesystem::path link_destination(const std::filesystem::path& target);
+
 /// `text` as the whole content of `path`, through an OutputFile. Throws write_error.
 void write_text_file(const std::filesystem::path& path, const std::string& text);
 

@@ -2,6 +2,7 @@
 #include "flag_spelling.hpp"
 
 #include <adimg/error.hpp>
+#include <adimg/io.hpp>
 
 #include <unistd.h>
 
@@ -41,20 +42,6 @@ void check_level(int level, std::size_t bytes_per_node, const char* what) {
 
 void check_output_paths(const std::vector<std::string>& paths) {
     namespace fs = std::filesystem;
-    // The file that writing `target` replaces or creates: where its chain of symbolic links ends,
-    // a dangling link included; empty for a loop (more than the kernel's 40 links). The walk of
-    // adimg::OutputFile (link_destination() in src/io/output_file.cpp, which include/adimg/io.hpp
-    // does not expose), so that the directory checked is the one the file is written in.
-    const auto link_destination = [](fs::path file) -> fs::path {
-        for (int hops = 0; hops <= 40; ++hops) {
-            std::error_code ec;
-            if (!fs::is_symlink(fs::symlink_status(file, ec))) return file;
-            const fs::path next = fs::read_symlink(file, ec);
-            if (ec) return file;
-            file = next.is_absolute() ? next : file.parent_path() / next;
-        }
-        return {};
-    };
     for (const std::string& path : paths) {
         if (path.empty()) continue;
         const fs::path p(path);
@@ -63,7 +50,7 @@ void check_output_paths(const std::vector<std::string>& paths) {
         // A file is written beside its target and renamed into place (adimg::OutputFile), so its
         // directory must take new files; a device or a pipe is written in place.
         if (fs::exists(p, ec) && !fs::is_regular_file(p, ec)) continue;
-        const fs::path file = link_destination(p);
+        const fs::path file = link_destination(p);  // where OutputFile writes
         if (file.empty())
             throw input_error("cannot write '" + path + "': its symbolic links form a loop; check where they point");
         const std::string through = file == p ? "" : " (its symbolic link ends at '" + file.string() + "')";

@@ -185,21 +185,6 @@ std::string write_failure(int error) {
            " bytes; raise it with ulimit -f)";
 }
 
-/// The file that writing `target` replaces: where its chain of symbolic links ends (a link that
-/// dangles included: its target is created), so that a link stays a link; `target` itself if it
-/// is no link; empty for a loop of links (more than the kernel's 40).
-std::filesystem::path link_destination(const std::filesystem::path& target) {
-    std::filesystem::path file = target;
-    for (int hops = 0; hops <= 40; ++hops) {
-        std::error_code ec;
-        if (!std::filesystem::is_symlink(std::filesystem::symlink_status(file, ec))) return file;
-        const std::filesystem::path next = std::filesystem::read_symlink(file, ec);
-        if (ec) return file;
-        file = next.is_absolute() ? next : file.parent_path() / next;
-    }
-    return {};
-}
-
 /// The name of a temporary for the file `filename`: ".NAME.adimg-PID-K.tmp", NAME cut short (at
 /// a UTF-8 character boundary) where the whole would exceed `longest` bytes, the longest file
 /// name of the directory: a target named near that limit can still be written.
@@ -217,6 +202,18 @@ std::string temporary_name(const std::string& filename, unsigned k, std::size_t 
 std::atomic<unsigned> temporaries_made{0};
 
 }  // namespace
+
+std::filesystem::path link_destination(const std::filesystem::path& target) {
+    std::filesystem::path file = target;
+    for (int hops = 0; hops <= 40; ++hops) {
+        std::error_code ec;
+        if (!std::filesystem::is_symlink(std::filesystem::symlink_status(file, ec))) return file;
+        const std::filesystem::path next = std::filesystem::read_symlink(file, ec);
+        if (ec) return file;
+        file = next.is_absolute() ? next : file.parent_path() / next;
+    }
+    return {};
+}
 
 struct OutputFile::State {
     HandlersHeld handlers;              ///< first: released after everything else
