@@ -13,6 +13,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -133,6 +134,56 @@ inline void check_warm_starts(BackendKind backend) {
                 }
             }
     }
+}
+
+/// Right-hand sides whose guess is the answer at once, from a zero guess and from a given one:
+/// b = 0 (relative and absolute stop), ||b|| under the absolute bound, and a b that is not finite.
+inline void check_guess_is_the_answer(BackendKind backend) {
+    const TensorMesh mesh = builtin_case("A2").mesh(6);
+    const GridMatrix A(Grid::from_mesh(mesh), assemble_stiffness(mesh));
+    const std::vector<double> load = assemble_load(mesh, {1.0, 1.0});
+    struct Row {
+        const char* what;
+        double b_scale;
+        bool nan;
+        StopRule stop;
+        SolveStatus status;
+    };
+    const std::vector<Row> rows = {
+        {"b = 0, relative stop", 0.0, false, StopRule::relative, SolveStatus::converged},
+        {"b = 0, absolute stop", 0.0, false, StopRule::absolute, SolveStatus::converged},
+        {"||b|| under the absolute bound", 1e-14, false, StopRule::absolute, SolveStatus::converged},
+        {"a NaN in b", 1.0, true, StopRule::relative, SolveStatus::non_finite},
+    };
+    for (const Row& row : rows)
+        for (Precision precision : {Precision::mixed, Precision::double_, Precision::single})
+            for (bool zero_guess : {true, false}) {
+                SolverOptions options;
+                options.backend = backend;
+                options.precision = precision;
+                options.stop = row.stop;
+                Solver solver(options);
+                solver.setup(A);
+                std::vector<double> b = load;
+                for (double& v : b) v *= row.b_scale;
+                if (row.nan) b[b.size() / 2] = std::nan("");
+                std::vector<double> x;
+                if (!zero_guess) x.assign(b.size(), 1.0);
+                const std::vector<double> guess = x;
+                const SolveReport report = solver.solve(b, x);
+                INFO(row.what << ", " << to_string(precision) << (zero_guess ? ", zero guess" : ", guess of ones") << ": "
+                              << to_string(report.status) << " " << report.message);
+                CHECK(report.status == row.status);
+                CHECK(x.size() == b.size());
+                // From the zero guess, and for b = 0 from any guess, x = 0; a b that is not finite
+                // leaves a given guess as it was; a guess of ones for a small b is solved.
+                if (zero_guess || row.b_scale == 0.0)
+                    CHECK(std::count(x.begin(), x.end(), 0.0) == static_cast<std::ptrdiff_t>(x.size()));
+                else if (row.nan)
+                    CHECK(changed_interior_nodes(x, guess, A.grid().mx(), A.grid().my()) == 0);
+                else
+                    CHECK(report.final_defect <= options.absolute_defect);
+            }
 }
 
 }  // namespace adimg_test::warm_start

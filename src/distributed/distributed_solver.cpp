@@ -71,10 +71,30 @@ DistributedSolver::~DistributedSolver() {
     if (!finalized) MPI_Comm_free(&state_->comm);
 }
 
+namespace {
+
+/// The memory one rank may fill: its GPU's (one rank a GPU), or its share of its host's among the
+/// ranks there; the smallest over all ranks, so that every rank takes the same decision.
+MemoryBudget rank_memory(MPI_Comm comm, bool on_gpus) {
+    MemoryBudget memory = on_gpus ? cuda_device_memory() : host_memory();
+    if (!on_gpus) {
+        MPI_Comm host;
+        MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
+        int ranks_here = 1;
+        MPI_Comm_size(host, &ranks_here);
+        MPI_Comm_free(&host);
+        memory = {memory.bytes / ranks_here, "each rank's share of its host has"};
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &memory.bytes, 1, MPI_DOUBLE, MPI_MIN, comm);
+    return memory;
+}
+
+}  // namespace
+
 void DistributedSolver::setup(const CaseSpec& problem, int level) {
-    // Each rank holds about its share of the grid (and its GPU or its part of the host the memory).
+    // Each rank holds about its share of the grid.
     check_level(level, solve_bytes_per_node / ranks(), "the solve on each of " + std::to_string(ranks()) + " ranks",
-                state_->on_gpus ? cuda_device_memory() : host_memory(), "setup: level");
+                rank_memory(state_->comm, state_->on_gpus), "setup: level");
     const MeshHierarchy meshes = mesh_hierarchy(problem, level, state_->options.coarse_level);
     state_->lay_out(meshes);
     state_->engine->setup(meshes);

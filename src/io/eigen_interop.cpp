@@ -136,9 +136,16 @@ DirectSolveReport cholesky_solve(const NineBands<double>& A, std::vector<double>
     }
     const Eigen::SparseMatrix<T> ST = S.cast<T>();
     Eigen::SimplicialLDLT<Eigen::SparseMatrix<T>> solver(ST);
-    // The pivots against their rows' diagonals, in the factor's (permuted) order.
-    const Eigen::VectorXd diagonal = solver.permutationP() * Eigen::VectorXd(S.diagonal());
-    const Eigen::VectorXd pivots = solver.vectorD().template cast<double>().cwiseQuotient(diagonal);
+    // The pivots against their rows' diagonals (in size), in the factor's (permuted) order. A
+    // factorisation that failed stopped at its first zero pivot: the pivots after it were never
+    // computed.
+    const Eigen::VectorXd diagonal = (solver.permutationP() * Eigen::VectorXd(S.diagonal())).cwiseAbs();
+    Eigen::Index computed = solver.vectorD().size();
+    if (solver.info() != Eigen::Success)
+        for (Eigen::Index k = 0; k < computed; ++k)
+            if (solver.vectorD()[k] == T(0)) computed = k + 1;
+    const Eigen::VectorXd pivots =
+        solver.vectorD().head(computed).template cast<double>().cwiseQuotient(diagonal.head(computed));
     Eigen::Index worst = 0;
     report.smallest_pivot = pivots.size() ? pivots.minCoeff(&worst) : 1.0;
     if (solver.info() == Eigen::Success) {

@@ -142,8 +142,9 @@ public:
                 be_.fill(v.x, typename std::decay_t<decltype(v)>::value_type(0));
             if (x.make_room) x.make_room();
         };
-        // The answer: the iterate, or the guess where no iterate improved on it (outer_loop()),
-        // which stays as given, to the last bit (a float solve holds only its rounding).
+        // The answer: the iterate, or a given guess where no iterate improved on it (outer_loop();
+        // never for a zero guess, which is x), which stays as given, to the last bit (a float
+        // solve holds only its rounding).
         auto finish = [&](const auto& solution, Answer answer) {
             double* out = x.get();
             if (answer == Answer::iterate)

@@ -59,16 +59,18 @@ Answer outer_loop(Backend& be, const typename Backend::template matrix<Outer>& A
     report.initial_defect = report.final_defect = norm;
     report.rhs_norm = b_norm;
     report.stop_rule = options.stop;
+    // The guess as the answer: a given one stays where the caller holds it; the zero guess is x.
+    const Answer the_guess = zero_guess ? Answer::iterate : Answer::guess;
     if (!std::isfinite(norm) || !std::isfinite(b_norm)) {
         report.status = SolveStatus::non_finite;
         report.message = "the initial defect is not finite: check the right-hand side and the initial guess";
-        return Answer::guess;
+        return the_guess;
     }
     if (b_norm > 0.0 && b_norm < std::numeric_limits<double>::min())
         throw input_error(outer_messages::subnormal_rhs(b_norm));
     const double target = stop_target(options, b_norm);
     report.target_defect = target;
-    if (norm <= target) return Answer::guess;  // converged: the guess meets the stop
+    if (norm <= target) return the_guess;  // converged: the guess meets the stop
     if (b_norm == 0.0) {
         // b = 0: x = 0 is the solution (of zero mean, too, for a pure Neumann matrix).
         be.fill(x, Outer(0));
@@ -93,9 +95,8 @@ Answer outer_loop(Backend& be, const typename Backend::template matrix<Outer>& A
         if (report.final_defect <= report.initial_defect) return Answer::iterate;
         report.final_defect = report.initial_defect;
         report.message += outer_messages::guess_returned(zero_guess);
-        if (!zero_guess) return Answer::guess;
-        be.fill(x, Outer(0));
-        return Answer::iterate;
+        if (zero_guess) be.fill(x, Outer(0));
+        return the_guess;
     };
     // Divergence counts from the larger of the guess's defect and ||b||: a good guess may lose
     // digits in a step without the iteration diverging.

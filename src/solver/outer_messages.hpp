@@ -129,7 +129,7 @@ inline std::string stagnation_cause(const SolverOptions& o, bool fell_back, bool
 /// iterate had a smaller defect.
 inline std::string guess_returned(bool zero_guess) {
     return zero_guess ? "; x = 0 is returned, as no iterate had a smaller defect than the zero guess"
-                      : "; the initial guess is returned unchanged, as no iterate had a smaller defect";
+                      : "; the initial guess is returned, as no iterate had a smaller defect";
 }
 
 /// The refusal of a right-hand side whose norm lies below double's normal range.

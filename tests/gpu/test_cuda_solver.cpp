@@ -93,3 +93,8 @@ TEST_CASE("GPU Jacobi and Gauss-Seidel converge on U1 and match the CPU iteratio
 TEST_CASE("Warm starts: guesses good to 0 to 12 digits, every precision and outer method, CUDA", "[gpu][solver]") {
     adimg_test::warm_start::check_warm_starts(BackendKind::cuda);
 }
+
+TEST_CASE("A guess that is the answer at once: b = 0, a small b under the absolute stop, a NaN in b, CUDA",
+          "[gpu][solver]") {
+    adimg_test::warm_start::check_guess_is_the_answer(BackendKind::cuda);
+}
