@@ -1,4 +1,5 @@
 #include "../solver/engine.hpp"
+#include "../solver/backend_contract.hpp"
 #include "cpu_backend.hpp"
 
 #include <cstdlib>
@@ -9,6 +10,8 @@
 #endif
 
 namespace adimg {
+
+static_assert(check_backend_contract<CpuBackend>());
 
 namespace {
 

@@ -1,6 +1,7 @@
 #include "cuda_backend.cuh"
 
 #include "../solver/engine.hpp"
+#include "../solver/backend_contract.hpp"
 
 namespace adimg {
 
@@ -20,6 +21,8 @@ MemoryBudget cuda_device_memory() {
     ADIMG_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
     return {static_cast<double>(total), "the GPU has"};  // all of it: a new setup may reuse a previous one's storage
 }
+
+static_assert(check_backend_contract<CudaBackend>());
 
 namespace {
 /// Throws device_error saying why no device is usable.

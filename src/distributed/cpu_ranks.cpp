@@ -4,7 +4,11 @@
 #include "distributed_backend.hpp"
 #include "rank_engines.hpp"
 
+#include "../solver/backend_contract.hpp"
+
 namespace adimg {
+
+static_assert(check_backend_contract<DistributedBackend<CpuRank>>());
 
 std::unique_ptr<SolverEngine> make_cpu_rank_engine(const SolverOptions& options,
                                                    std::shared_ptr<DistributedContext> context) {

@@ -4,9 +4,13 @@
 #include "distributed_backend.hpp"
 #include "rank_engines.hpp"
 
+#include "../solver/backend_contract.hpp"
+
 #include <adimg/solver.hpp>
 
 namespace adimg {
+
+static_assert(check_backend_contract<DistributedBackend<CudaRank>>());
 
 std::unique_ptr<SolverEngine> make_cuda_rank_engine(const SolverOptions& options,
                                                     std::shared_ptr<DistributedContext> context) {

@@ -2,8 +2,10 @@
 // The backend contract: what the generic algorithm (multigrid.hpp, refinement.hpp, pcg.hpp,
 // coarse_solve.hpp, engine.hpp) asks of a backend. The algorithm exists once; a backend supplies
 // these operations on its own memory. CpuBackend (src/cpu) is the reference; CudaBackend
-// (src/cuda) is checked against it operation by operation (tests/gpu). Engine<Backend> uses
-// every operation, so instantiating it is the compile-time check of the contract.
+// (src/cuda) is checked against it operation by operation (tests/gpu). backend_contract.hpp
+// declares this contract as compile-time checks; every backend asserts
+// check_backend_contract<Backend>() where its engine is instantiated, so a missing or mistyped
+// operation fails to compile with the operation's name (tests/contract).
 //
 // Types
 //   vector<T>, matrix<T>       a vector and a nine-band matrix in the backend's memory; T is float
