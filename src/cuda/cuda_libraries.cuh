@@ -3,7 +3,7 @@
 // program starts. Linked the usual way, every program that uses adimg paid for both at start-up
 // whether it used them or not: loading libcublas (with libcublasLt) took a process 0.05-0.26 s
 // and 0.16 GiB of host memory on the H200 machine, libcufft 0.004-0.045 s
-// (bench/results/h200/startup-a661ed9/library-load.txt); the multigrid solver needs neither.
+// (bench/results/h200/startup/library-load.txt); the multigrid solver needs neither.
 //
 // Each library is one table of the entry points adimg calls, resolved by name (dlsym) from the
 // library the CUDA toolkit installed, opened by its soname (from the headers this build used).

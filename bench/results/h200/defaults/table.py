@@ -3,7 +3,9 @@
 (mixed) solve against double, its work units and cycles, and the L2 errors' agreement; with
 the mixed rows of an older run beside it.
 
-    python3 table.py defaults.json ../defaults-742e2aa/defaults.json > table.md
+    python3 table.py defaults.json before.json > table.md
+
+(before.json: an older run's defaults.json, from git history; stamp.txt names it.)
 """
 import json
 import sys
