@@ -62,6 +62,10 @@ private:
     std::unique_ptr<State> state_;
 };
 
+/// The reason of a failed write with errno `error`; for EFBIG under a file size limit, the limit
+/// and what to do.
+std::string write_failure(int error);
+
 /// The file that writing `target` replaces: where its chain of symbolic links ends (a link that
 /// dangles included: its target is created), so that a link stays a link; `target` itself if it
 /// is no link; empty for a loop of links (more than the kernel's 40). OutputFile writes there.

@@ -33,22 +33,16 @@ constexpr const char* usage =
     "\n"
     "`adimg COMMAND --help` lists the options of a command; `adimg --version` prints the version.";
 
-/// Why writing the standard output failed: the system's reason, and for EFBIG the file size
-/// limit. Where errno no longer says (the write that failed came before), a regular file that has
-/// reached the limit is taken as the reason.
+/// Why writing the standard output failed (write_failure()). Where errno no longer says (the
+/// write that failed came before), a regular file that has reached the file size limit is taken
+/// as the reason.
 std::string standard_output_failure(int error) {
     struct rlimit limit {};
-    const bool limited = ::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY;
     struct stat status {};
-    if (error == 0 && limited && ::fstat(STDOUT_FILENO, &status) == 0 && S_ISREG(status.st_mode) &&
-        static_cast<rlim_t>(status.st_size) >= limit.rlim_cur)
+    if (error == 0 && ::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+        ::fstat(STDOUT_FILENO, &status) == 0 && S_ISREG(status.st_mode) && static_cast<rlim_t>(status.st_size) >= limit.rlim_cur)
         error = EFBIG;
-    if (error == 0) return "";
-    std::string reason = ": " + std::generic_category().message(error);
-    if (error == EFBIG && limited)
-        reason += " (the file size limit of this process is " + std::to_string(limit.rlim_cur) +
-                  " bytes; raise it with ulimit -f)";
-    return reason;
+    return error == 0 ? "" : ": " + adimg::write_failure(error);
 }
 
 /// `status`, or 3 if what the command printed could not be written (stdout on a full disk or

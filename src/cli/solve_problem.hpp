@@ -77,7 +77,7 @@ SolveReport solve_from_pinned(Solver& solver, const std::vector<double>& b, std:
 double relative_defect(const std::vector<double>& b, const std::vector<double>& Ax);
 
 /// The line of an accuracy (its JSON key and value, as Problem::accuracy() returns them):
-/// "relative L2 error 5.3877554e-04", or a matrix's relative defect.
+/// "relative L2 error" with eight significant digits, or a matrix's relative defect with four.
 void print_accuracy(std::FILE* out, const std::pair<const char*, double>& accuracy);
 
 /// The problem of the command line: --matrix, or --case/--case-file (for the direct solve if

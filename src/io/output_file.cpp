@@ -177,14 +177,6 @@ int descriptor_alias(const std::filesystem::path& path) {
 
 std::string reason(int error) { return std::generic_category().message(error); }
 
-/// The reason of a failed write; for EFBIG under a file size limit, the limit and what to do.
-std::string write_failure(int error) {
-    struct rlimit limit {};
-    if (error != EFBIG || ::getrlimit(RLIMIT_FSIZE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return reason(error);
-    return reason(error) + " (the file size limit of this process is " + std::to_string(limit.rlim_cur) +
-           " bytes; raise it with ulimit -f)";
-}
-
 /// The name of a temporary for the file `filename`: ".NAME.adimg-PID-K.tmp", NAME cut short (at
 /// a UTF-8 character boundary) where the whole would exceed `longest` bytes, the longest file
 /// name of the directory: a target named near that limit can still be written.
@@ -202,6 +194,13 @@ std::string temporary_name(const std::string& filename, unsigned k, std::size_t 
 std::atomic<unsigned> temporaries_made{0};
 
 }  // namespace
+
+std::string write_failure(int error) {
+    struct rlimit limit {};
+    if (error != EFBIG || ::getrlimit(RLIMIT_FSIZE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return reason(error);
+    return reason(error) + " (the file size limit of this process is " + std::to_string(limit.rlim_cur) +
+           " bytes; raise it with ulimit -f)";
+}
 
 std::filesystem::path link_destination(const std::filesystem::path& target) {
     std::filesystem::path file = target;
