@@ -3,6 +3,7 @@
 #include <adimg/grid.hpp>
 
 #include "../solver/coarse_factor.hpp"
+#include "../solver/matrix_messages.hpp"
 
 #include <Eigen/SparseCholesky>
 #include <Eigen/SparseLU>
@@ -181,13 +182,8 @@ DirectSolveReport cholesky_solve(const NineBands<double>& A, std::vector<double>
                                    "only its lower triangle)" + remedy;
     } else {
         report.solved = true;
-        if (report.removed_component > 0.0) {
-            std::snprintf(numbers, sizeof numbers, "%.3g", report.removed_component);
-            report.message = std::string("note: the matrix is pure Neumann (constant null space) and b had a component "
-                                         "along the constant of ") + numbers +
-                             " of ||b||, more than rounding; it was removed, so x solves the compatible system "
-                             "(sum of b zero) and has zero mean";
-        }
+        if (report.removed_component > 0.0)
+            report.message = matrix_messages::removed_component_note(report.removed_component);
     }
     return report;
 }

@@ -1,5 +1,6 @@
 #include "matrix_messages.hpp"
 
+#include <cstdio>
 #include <sstream>
 
 namespace adimg::matrix_messages {
@@ -33,6 +34,15 @@ std::string Describer::entry(std::size_t p, int k) const {
 
 std::string Describer::more(long long rows) const {
     return rows > 1 ? " (" + std::to_string(rows - 1) + " more row" + (rows > 2 ? "s" : "") + " like it)" : "";
+}
+
+std::string removed_component_note(double component) {
+    char size[32];
+    std::snprintf(size, sizeof size, "%.3g", component);
+    return std::string("note: the matrix is pure Neumann (constant null space) and b had a component along the "
+                       "constant of ") +
+           size + " of ||b||, more than rounding; it was removed, so x solves the compatible system (sum of b zero) "
+                  "and has zero mean";
 }
 
 }  // namespace adimg::matrix_messages

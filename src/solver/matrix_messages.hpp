@@ -35,4 +35,8 @@ inline const char* const edge_contract =
     "coupling and adimg eliminates it) or as a natural edge (Neumann or Robin: its rows are equations like the "
     "interior ones, symmetric)";
 
+/// The note of a solve whose pure Neumann b lost a component of size `component` (relative to
+/// ||b||, as RightHandSideMap::apply() returns it) along the constant null vector.
+std::string removed_component_note(double component);
+
 }  // namespace adimg::matrix_messages

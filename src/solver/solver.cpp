@@ -6,6 +6,7 @@
 #include "coarsest_level.hpp"
 #include "engine.hpp"
 #include "galerkin_levels.hpp"
+#include "matrix_messages.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -266,12 +267,7 @@ void Solver::to_zero_mean(double* x, SolveReport& report) const {
     if (!rhs_map_.constant_null_space) return;
     remove_mean(x, rows_);
     if (null_component_ == 0.0) return;
-    char size[32];
-    std::snprintf(size, sizeof size, "%.3g", null_component_);
-    const std::string note = std::string("note: the matrix is pure Neumann (constant null space) and b had a component "
-                                         "along the constant of ") + size +
-                             " of ||b||, more than rounding; it was removed, so x solves the compatible system "
-                             "(sum of b zero) and has zero mean";
+    const std::string note = matrix_messages::removed_component_note(null_component_);
     report.message = report.message.empty() ? note : report.message + "; " + note;
 }
 
