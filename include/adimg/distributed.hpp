@@ -110,10 +110,18 @@ public:
     /// the initial guess with InitialGuess::given. The report is the same on every rank.
     SolveReport solve(const double* b, double* x, InitialGuess guess = InitialGuess::zero,
                       const StepCallback& on_step = {});
+    /// The case of the last setup(case, level) from a zero guess: each rank assembles its rows of
+    /// the load vector and its part of the relative L2 error where it solves; x (unless nullptr)
+    /// receives this rank's rows of the solution. The report is the same on every rank.
+    CaseSolveReport solve_case(std::vector<double>* x = nullptr, const StepCallback& on_step = {});
 
     int rank() const;
     int ranks() const;
     std::string device_name() const;
+    /// How the ranks exchange halo rows, sums and the y-lines' coupling equations (for example
+    /// "MPI, host memory", or on GPU ranks the device-resident or staged transport chosen at run
+    /// time), the same on every rank.
+    std::string transport() const;
     /// A line saying why backend automatic runs on CPU ranks; empty otherwise.
     std::string notice() const;
     /// The levels, coarsest first, with the memory this rank holds for each.

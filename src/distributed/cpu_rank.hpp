@@ -34,6 +34,7 @@ public:
 
     Local& local() { return cpu_; }
     std::string name() const { return cpu_.name(); }
+    std::string transport() const { return "MPI, host memory"; }
 
     // --- between host arrays of doubles and part of a vector --------------------------------
     template <class T>

@@ -42,9 +42,9 @@ public:
         : device_(select_device(comm.comm())), cuda_aware_(mpi_cuda_aware()), partial_(partial_count), result_(1) {}
 
     Local& local() { return cuda_; }
-    std::string name() const {
-        return cuda_.name() + ", device " + std::to_string(device_) + ", halos " +
-               (cuda_aware_ ? "passed device to device (CUDA-aware MPI)" : "staged through pinned host memory");
+    std::string name() const { return cuda_.name() + ", device " + std::to_string(device_); }
+    std::string transport() const {
+        return cuda_aware_ ? "MPI, device memory (CUDA-aware)" : "MPI, staged through pinned host memory";
     }
     /// Whether halo rows go to MPI from device memory (the MPI library is CUDA-aware).
     bool device_to_device() const { return cuda_aware_; }

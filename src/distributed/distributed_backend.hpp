@@ -51,7 +51,9 @@ public:
     using matrix = StripMatrix<Local, T>;
 
     explicit DistributedBackend(std::shared_ptr<DistributedContext> context)
-        : context_(std::move(context)), rank_(context_->comm) {}
+        : context_(std::move(context)), rank_(context_->comm) {
+        context_->transport = rank_.transport();
+    }
 
     std::string name() const { return "MPI, " + std::to_string(comm().size()) + " ranks of " + rank_.name(); }
     Rank& rank() { return rank_; }

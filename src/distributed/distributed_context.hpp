@@ -9,6 +9,7 @@
 
 #include <mpi.h>
 
+#include <string>
 #include <vector>
 
 namespace adimg {
@@ -22,6 +23,7 @@ struct DistributedContext {
     int coarsest_level = 0;  ///< the refinement level of the layout's level 0
     DistributedLines lines;
     std::vector<LineSolveInfo> line_solves;  ///< per level and precision, as the matrices were made
+    std::string transport;                   ///< what the ranks' messages travel by (the backend's choice)
 };
 
 }  // namespace adimg

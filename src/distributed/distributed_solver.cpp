@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 
 namespace adimg {
 
@@ -25,6 +26,8 @@ struct DistributedSolver::State {
     bool ready = false;
     std::vector<std::pair<std::size_t, double>> scaled_rows;  ///< edge rows of a GridMatrix scaled to 1
     std::vector<double> scaled_b;
+    std::optional<TensorMesh> mesh;  ///< the finest mesh and problem of the last setup(case, level)
+    PolynomialProblem problem;
 
     /// The strips of `levels` (coarsest first) over the ranks, before the engine makes them.
     template <class Levels>
@@ -99,6 +102,8 @@ void DistributedSolver::setup(const CaseSpec& problem, int level) {
     state_->lay_out(meshes);
     state_->engine->setup(meshes);
     state_->scaled_rows.clear();
+    state_->mesh = meshes.finest().mesh;
+    state_->problem = PolynomialProblem{problem.x.length, problem.y.length};
     state_->ready = true;
 }
 
@@ -116,6 +121,7 @@ void DistributedSolver::setup(const GridMatrix& A) {
     state_->lay_out(hierarchy);
     state_->engine->setup(hierarchy);
     state_->scaled_rows = A.scaled_rows();
+    state_->mesh.reset();
     state_->ready = true;
 }
 
@@ -176,9 +182,25 @@ SolveReport DistributedSolver::solve(const double* b, double* x, InitialGuess gu
     return report;
 }
 
+CaseSolveReport DistributedSolver::solve_case(std::vector<double>* x, const StepCallback& on_step) {
+    state_->check_setup("solve_case");
+    if (!state_->mesh)
+        throw input_error("solve_case: the last setup was not a case's; call setup(case, level) first, or solve(b, x) "
+                          "for a matrix of your own");
+    if (x) x->resize(static_cast<std::size_t>(rows().count) * mx());
+    state_->context->comm.reset_counts();
+    const auto start = std::chrono::steady_clock::now();
+    CaseSolveReport out;
+    out.report = state_->engine->solve_problem(*state_->mesh, state_->problem, x ? x->data() : nullptr,
+                                               out.relative_l2_error, on_step);
+    out.report.solve_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return out;
+}
+
 int DistributedSolver::rank() const { return state_->context->comm.rank(); }
 int DistributedSolver::ranks() const { return state_->context->comm.size(); }
 std::string DistributedSolver::device_name() const { return state_->engine->device_name(); }
+std::string DistributedSolver::transport() const { return state_->context->transport; }
 std::string DistributedSolver::notice() const { return state_->notice; }
 
 std::vector<LevelInfo> DistributedSolver::levels() const {
