@@ -1,7 +1,7 @@
 #pragma once
 /// \file
 /// The fast direct solver (fast_direct.hpp) over MPI ranks: the finest grid cut into strips of
-/// rows (slabs), one per rank, laid out as adimg::DistributedSolver lays out its finest level, so
+/// rows, one per rank, laid out as adimg::DistributedSolver lays out its finest level, so
 /// that a user's b and x are the same arrays for both.
 ///
 ///     MPI_Init(&argc, &argv);

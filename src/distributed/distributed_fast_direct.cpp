@@ -1,5 +1,5 @@
 // adimg::DistributedFastDirectSolver: the fast direct solver's refinement loop (BackendEngine,
-// src/fast_direct/engine.hpp) on SlabBackend, with the slab transform and defect, over the strips
+// src/fast_direct/engine.hpp) on StripBackend, with the strip transform and defect, over the strips
 // of DistributedSolver's finest level.
 
 #include <adimg/distributed_fast_direct.hpp>
@@ -9,8 +9,8 @@
 #include "../fast_direct/engine.hpp"
 #include "../fast_direct/separable_matrix.hpp"
 #include "../solver/coarsest_level.hpp"
-#include "slab_defect.hpp"
-#include "slab_transform.hpp"
+#include "strip_defect.hpp"
+#include "strip_transform.hpp"
 
 #include <chrono>
 #include <utility>
@@ -18,7 +18,7 @@
 namespace adimg {
 namespace {
 
-using SlabEngine = fast_direct::BackendEngine<SlabBackend, SlabTransform, SlabDefect>;
+using StripEngine = fast_direct::BackendEngine<StripBackend, StripTransform, StripDefect>;
 
 /// The grids that DistributedSolver cuts into strips for an mx x my mesh with the default
 /// SolverOptions (DistributedSolver::rows_for), coarsest first, so that the finest strips are
@@ -41,8 +41,8 @@ struct DistributedFastDirectSolver::State {
     FastDirectOptions options;
     MPI_Comm comm = MPI_COMM_NULL;
     std::shared_ptr<DistributedContext> context;
-    std::unique_ptr<SlabEngine> engine;
-    std::unique_ptr<SlabBackend> strips;  ///< the layout's rows, and the gather of a solution
+    std::unique_ptr<StripEngine> engine;
+    std::unique_ptr<StripBackend> strips;  ///< the layout's rows, and the gather of a solution
     int mx = 0, my = 0;
     bool ready = false;
     double setup_seconds = 0.0;
@@ -65,8 +65,8 @@ DistributedFastDirectSolver::DistributedFastDirectSolver(MPI_Comm comm, FastDire
     state_->options = options;
     MPI_Comm_dup(comm, &state_->comm);
     state_->context = std::make_shared<DistributedContext>(state_->comm, DistributedLines::ppt);
-    state_->engine = std::make_unique<SlabEngine>(SlabBackend(state_->context));
-    state_->strips = std::make_unique<SlabBackend>(state_->context);
+    state_->engine = std::make_unique<StripEngine>(StripBackend(state_->context));
+    state_->strips = std::make_unique<StripBackend>(state_->context);
 }
 
 DistributedFastDirectSolver::~DistributedFastDirectSolver() {
@@ -122,7 +122,7 @@ FastDirectReport DistributedFastDirectSolver::solve(const double* b, double* x, 
 
 std::vector<double> DistributedFastDirectSolver::gather(const double* x) const {
     state_->check_setup("gather");
-    SlabBackend& strips = *state_->strips;
+    StripBackend& strips = *state_->strips;
     auto mine = strips.make_vector<double>(static_cast<std::size_t>(state_->mx) * state_->my);
     strips.upload(x, mine.size(), mine);
     return strips.gather(mine);

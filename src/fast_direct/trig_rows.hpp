@@ -2,7 +2,7 @@
 // Sine and cosine transforms of whole rows by FFTW (RODFT00, REDFT00), batches of rows spread over
 // the OpenMP threads: the transform along x of the fast direct solver, on the whole grid (the CPU
 // engine, cpu_engine.cpp) or on a rank's strip of rows (the distributed solver,
-// src/distributed/slab_transform.cpp).
+// src/distributed/strip_transform.cpp).
 
 #include <fftw3.h>
 

@@ -10,8 +10,8 @@
 #include <adimg/problems.hpp>
 
 #include "distributed/communicator.hpp"
-#include "distributed/slab_defect.hpp"
-#include "distributed/slab_lines.hpp"
+#include "distributed/strip_defect.hpp"
+#include "distributed/strip_lines.hpp"
 #include "fast_direct/difference_defect.hpp"
 #include "fast_direct/plan.hpp"
 #include "fast_direct/separable_matrix.hpp"
@@ -177,10 +177,10 @@ TEST_CASE("the PPT line solve across the ranks equals the serial Thomas of the s
             for (int l = plan.nl - 2; l >= 0; --l) at(l) -= upper[l] * at(l + 1);
         }
         Communicator comm(MPI_COMM_WORLD);
-        SlabLines slab(comm, plan, rows.first, rows.count);
+        StripLines lines(comm, plan, rows.first, rows.count);
         const std::size_t first = static_cast<std::size_t>(rows.first) * nt, count = static_cast<std::size_t>(rows.count) * nt;
         std::vector<double> mine(w.begin() + first, w.begin() + first + count);
-        slab.solve(mine.data());
+        lines.solve(mine.data());
         std::vector<double> got(w.size());
         std::vector<int> counts(comm.size());
         const int mine_count = static_cast<int>(count);
@@ -207,7 +207,7 @@ TEST_CASE("the PPT line solve across the ranks equals the serial Thomas of the s
     }
 }
 
-TEST_CASE("the slab defect equals the serial difference-form defect bit for bit", "[mpi][fast-direct]") {
+TEST_CASE("the strip defect equals the serial difference-form defect bit for bit", "[mpi][fast-direct]") {
     // Dirichlet edges (each rank's rows by the Q1 row formula) and Neumann edges (rows of the
     // separable matrix), on an even cut of the rows.
     FastDirectEdges neumann;
@@ -221,14 +221,14 @@ TEST_CASE("the slab defect equals the serial difference-form defect bit for bit"
         const std::vector<double> b = pseudo_random(A->rows(), 1), x = pseudo_random(A->rows(), 2);
         auto context = std::make_shared<DistributedContext>(MPI_COMM_WORLD, DistributedLines::ppt);
         context->layout = StripLayout({{mesh.mx(), mesh.my()}}, context->comm.size());
-        SlabBackend be(context);
+        StripBackend be(context);
         const RowRange rows = be.rows();
         const std::size_t offset = static_cast<std::size_t>(rows.first) * mesh.mx();
         auto b_strip = be.make_vector<double>(A->rows()), x_strip = be.make_vector<double>(A->rows()),
              d_strip = be.make_vector<double>(A->rows());
         be.upload(b.data() + offset, b_strip.size(), b_strip);
         be.upload(x.data() + offset, x_strip.size(), x_strip);
-        SlabDefect defect(be, mesh, edges.all_dirichlet() ? nullptr : A);
+        StripDefect defect(be, mesh, edges.all_dirichlet() ? nullptr : A);
         defect(b_strip, x_strip, d_strip);
         std::vector<double> d(d_strip.size());
         be.download(d_strip, d.data());

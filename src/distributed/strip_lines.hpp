@@ -20,10 +20,10 @@
 
 namespace adimg {
 
-class SlabLines {
+class StripLines {
 public:
     /// The lines of `plan` (transformed axis x) on grid rows first_row .. first_row + rows - 1.
-    SlabLines(Communicator& comm, const fast_direct::Plan& plan, int first_row, int rows);
+    StripLines(Communicator& comm, const fast_direct::Plan& plan, int first_row, int rows);
 
     /// Solves every mode's line in place: w holds this rank's rows of all modes, mode k of row r
     /// (grid row first_row + r) at r * nt + k. Collective.

@@ -1,4 +1,4 @@
-#include "slab_lines.hpp"
+#include "strip_lines.hpp"
 
 #include "../lines/partition_method.hpp"
 #include "strip_formulas.hpp"
@@ -7,7 +7,7 @@
 
 namespace adimg {
 
-SlabLines::SlabLines(Communicator& comm, const fast_direct::Plan& plan, int first_row, int rows)
+StripLines::StripLines(Communicator& comm, const fast_direct::Plan& plan, int first_row, int rows)
     : comm_(comm),
       nt_(plan.nt),
       nl_(plan.nl),
@@ -23,7 +23,7 @@ SlabLines::SlabLines(Communicator& comm, const fast_direct::Plan& plan, int firs
     couplings_.ends.resize(static_cast<std::size_t>(y_line_end_words) * nt_);
 }
 
-CrEquation<double> SlabLines::equation(int r, int k, double v) const {
+CrEquation<double> StripLines::equation(int r, int k, double v) const {
     const int l = first_row_ + r - l_first_;  // the line position of the row, if it is an unknown
     const bool pinned = singular_ && k == 0 && l + 1 == nl_;
     if (l < 0 || l >= nl_ || pinned) return {0.0, 0.0, 0.0};
@@ -35,7 +35,7 @@ CrEquation<double> SlabLines::equation(int r, int k, double v) const {
     return cr_normalise(lower, a * p.m_diag[l] + b * p.k_diag[l], upper, v);
 }
 
-void SlabLines::solve(double* w) {
+void StripLines::solve(double* w) {
     const int nt = nt_, m = rows_;
     double* const ends = couplings_.ends.data();
     // Each mode's chunk, the rank's rows, eliminated to its two coupling equations.

@@ -1,4 +1,4 @@
-#include "slab_transform.hpp"
+#include "strip_transform.hpp"
 
 #include <Eigen/Core>
 
@@ -7,20 +7,20 @@
 
 namespace adimg {
 
-SlabTransform::SlabTransform(SlabBackend& be, fast_direct::Plan plan)
+StripTransform::StripTransform(StripBackend& be, fast_direct::Plan plan)
     : plan_(std::move(plan)),
       ranks_(be.communicator().size()),
       first_row_(be.rows().first),
       rows_(be.rows().count),
       work_(static_cast<std::size_t>(rows_) * plan_.nt),
       lines_(be.communicator(), plan_, first_row_, rows_) {
-    if (plan_.axis != FastAxis::x) throw std::logic_error("SlabTransform: the plan must transform x");
+    if (plan_.axis != FastAxis::x) throw std::logic_error("StripTransform: the plan must transform x");
     if (plan_.transform != FastTransform::eigen)
         trig_.emplace(plan_.transform == FastTransform::sine ? FFTW_RODFT00 : FFTW_REDFT00, plan_.nt, rows_,
                       work_.data());
 }
 
-std::string SlabTransform::transform_name() const {
+std::string StripTransform::transform_name() const {
     switch (plan_.transform) {
     case FastTransform::sine: return "sine transform (FFTW)";
     case FastTransform::cosine: return "cosine transform (FFTW)";
@@ -28,11 +28,11 @@ std::string SlabTransform::transform_name() const {
     }
 }
 
-std::string SlabTransform::line_solver_name() const {
+std::string StripTransform::line_solver_name() const {
     return "PPT across " + std::to_string(ranks_) + " ranks";
 }
 
-void SlabTransform::apply(const Vector& in, Vector& out) {
+void StripTransform::apply(const Vector& in, Vector& out) {
     using Matrix = Eigen::Map<Eigen::MatrixXd>;
     using Strided = Eigen::Map<Eigen::MatrixXd, 0, Eigen::OuterStride<>>;
     using ConstStrided = Eigen::Map<const Eigen::MatrixXd, 0, Eigen::OuterStride<>>;
@@ -61,7 +61,7 @@ void SlabTransform::apply(const Vector& in, Vector& out) {
     copy_dirichlet(in.data(), out.data());
 }
 
-void SlabTransform::copy_dirichlet(const double* in, double* out) const {
+void StripTransform::copy_dirichlet(const double* in, double* out) const {
     const int mx = plan_.mx;
     for (int r = 0; r < rows_; ++r)
         for (int i = 0; i < mx; ++i)

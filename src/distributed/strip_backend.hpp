@@ -3,7 +3,7 @@
 // src/fast_direct/engine.hpp): the distributed backend on CPU ranks, whose vectors of the finest
 // grid are the ranks' strips of rows and whose norms and dot products add the ranks' sums in
 // double, plus the update x += c that the loop takes and the distributed multigrid does not, and
-// the ranks and rows that its transform (slab_transform.hpp) and defect (slab_defect.hpp) read.
+// the ranks and rows that its transform (strip_transform.hpp) and defect (strip_defect.hpp) read.
 
 #include <adimg/distributed.hpp>
 
@@ -16,10 +16,10 @@
 
 namespace adimg {
 
-class SlabBackend : public DistributedBackend<CpuRank> {
+class StripBackend : public DistributedBackend<CpuRank> {
 public:
     /// The ranks of `context`; its layout (set by each setup) gives the strips.
-    explicit SlabBackend(std::shared_ptr<DistributedContext> context)
+    explicit StripBackend(std::shared_ptr<DistributedContext> context)
         : DistributedBackend<CpuRank>(context), context_(std::move(context)) {}
 
     /// y += alpha x on this rank's entries (the halos too: a cache that is refreshed before it is read).

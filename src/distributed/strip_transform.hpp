@@ -3,13 +3,13 @@
 // every row is whole on its rank, so the transform along x is rank-local (FFTW's sine or cosine
 // transform of the rows, or the products with the generalised eigenvectors by Eigen, as the
 // serial CPU engine applies them); per x-mode the line system along y crosses the ranks and is
-// solved by PPT (slab_lines.hpp); then the inverse transform along x. The Transform of
-// BackendEngine (src/fast_direct/engine.hpp) on SlabBackend.
+// solved by PPT (strip_lines.hpp); then the inverse transform along x. The Transform of
+// BackendEngine (src/fast_direct/engine.hpp) on StripBackend.
 
 #include "../fast_direct/plan.hpp"
 #include "../fast_direct/trig_rows.hpp"
-#include "slab_backend.hpp"
-#include "slab_lines.hpp"
+#include "strip_backend.hpp"
+#include "strip_lines.hpp"
 
 #include <optional>
 #include <string>
@@ -17,12 +17,12 @@
 
 namespace adimg {
 
-class SlabTransform {
+class StripTransform {
 public:
-    using Vector = SlabBackend::vector<double>;
+    using Vector = StripBackend::vector<double>;
 
     /// The plan must transform x (Plan::axis): the ranks' strips hold whole rows.
-    SlabTransform(SlabBackend& be, fast_direct::Plan plan);
+    StripTransform(StripBackend& be, fast_direct::Plan plan);
 
     /// For the solver's method line: the transform along x and what applies it ("sine transform
     /// (FFTW)"), and the line solver ("PPT across 4 ranks").
@@ -41,7 +41,7 @@ private:
     int ranks_, first_row_, rows_;
     std::vector<double> work_;  ///< mode k (or position t along x) of row r at r * nt + k
     std::optional<fast_direct::TrigRows> trig_;
-    SlabLines lines_;
+    StripLines lines_;
 };
 
 }  // namespace adimg

@@ -2,32 +2,32 @@
 // The defect b - A x of the distributed fast direct solver's refinement on a rank's strip: the
 // serial solver's difference form (src/fast_direct/difference_defect.hpp) on each owned row, with
 // x's halo rows, one from each neighbouring rank, refreshed first. The Defect of BackendEngine
-// (src/fast_direct/engine.hpp) on SlabBackend.
+// (src/fast_direct/engine.hpp) on StripBackend.
 
 #include <adimg/nine_bands.hpp>
 #include <adimg/problems.hpp>
 
 #include "../fast_direct/engine.hpp"
-#include "slab_backend.hpp"
+#include "strip_backend.hpp"
 
 #include <vector>
 
 namespace adimg {
 
-class SlabDefect {
+class StripDefect {
 public:
-    using Vector = SlabBackend::vector<double>;
+    using Vector = StripBackend::vector<double>;
 
     /// The owned rows of the matrix: those of A where given (Neumann edges: the solver's
     /// separable matrix), else the Q1 rows of the mesh's widths (Dirichlet edges: the bits of
     /// assemble_stiffness()), and their compensated row sums.
-    SlabDefect(SlabBackend& be, const TensorMesh& mesh, const fast_direct::SharedBands& A);
+    StripDefect(StripBackend& be, const TensorMesh& mesh, const fast_direct::SharedBands& A);
 
     /// d = b - A x on this rank's rows. Collective (x's halos).
     void operator()(const Vector& b, const Vector& x, Vector& d);
 
 private:
-    SlabBackend& be_;
+    StripBackend& be_;
     int mx_, first_row_, rows_;
     NineBands<double> bands_;       ///< the owned rows, row r at r * mx + i
     std::vector<double> row_sums_;  ///< compensated_row_sum() of each owned row

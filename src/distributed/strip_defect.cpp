@@ -1,4 +1,4 @@
-#include "slab_defect.hpp"
+#include "strip_defect.hpp"
 
 #include "../fast_direct/difference_defect.hpp"
 #include "../problems/q1_element.hpp"
@@ -7,7 +7,7 @@
 
 namespace adimg {
 
-SlabDefect::SlabDefect(SlabBackend& be, const TensorMesh& mesh, const fast_direct::SharedBands& A)
+StripDefect::StripDefect(StripBackend& be, const TensorMesh& mesh, const fast_direct::SharedBands& A)
     : be_(be),
       mx_(mesh.mx()),
       first_row_(be.rows().first),
@@ -30,7 +30,7 @@ SlabDefect::SlabDefect(SlabBackend& be, const TensorMesh& mesh, const fast_direc
         }
 }
 
-void SlabDefect::operator()(const Vector& b, const Vector& x, Vector& d) {
+void StripDefect::operator()(const Vector& b, const Vector& x, Vector& d) {
     be_.refresh_halos(x);
     // In the strip's storage (rows 0 .. rows + 1, owned row r at r + 1): every neighbour of an
     // owned node is there, and the couplings out of the grid, which the serial defect skips, are
