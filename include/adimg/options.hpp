@@ -4,6 +4,7 @@
 /// allowed values and help. Validation, the command line, its help and the reports of the CLI
 /// all come from the table; the defaults live in SolverOptions alone.
 
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -157,9 +158,13 @@ void validate(const SolverOptions& options);
 /// Throws input_error naming both options when a field that the user set (named in `given`, e.g.
 /// {"omega", "smoother"}) has no effect with the other options, or asks for what they rule out:
 /// `omega` without the Jacobi smoother, `digits` with the absolute stop, `outer = cg` in single
-/// precision, `coarse_iterations` with the direct coarse solve, and the like. The message says
-/// what to drop or change. Every front end calls it with the fields its user gave.
-void check_given_options(const SolverOptions& options, const std::vector<std::string>& given);
+/// precision, `coarse_iterations` with the direct coarse solve of a coarsest grid small enough for
+/// it, and the like. The message says what to drop or change. Every front end calls it with the
+/// fields its user gave and, where it knows the problem, the nodes of the coarsest grid that the
+/// solve will have (a case's mesh on its coarse level, coarsest_level() of a matrix's grid);
+/// without them, that of a square case on coarse_level, (2^coarse_level + 1)^2.
+void check_given_options(const SolverOptions& options, const std::vector<std::string>& given,
+                         std::optional<long long> coarsest_nodes = std::nullopt);
 
 /// The options as a solve runs them, decided here once (Solver and DistributedSolver keep them, the
 /// engine takes them as they are, front ends print and report them): with one precision

@@ -30,11 +30,13 @@ enum class Layer {
     high,  ///< the last element (next to the length) is split so that its new last piece has nu/2 of its width
 };
 
-/// How a 1D mesh is refined from a single element of the given length.
+/// How a 1D mesh is refined from single elements: [0, length] cut into `copies` equal elements,
+/// each refined by the rule as if it were the whole interval (a layer at each copy's own end).
 struct Mesh1DRule {
     double length = 1.0;  ///< the interval is [0, length]
     double nu = 1.0;      ///< anisotropy factor in (0, 1]; 1 means uniform even with a layer
     Layer layer = Layer::none;
+    int copies = 1;  ///< elements of the level-0 mesh (stacked(): a case repeated in y)
 };
 
 /// A 1D mesh: the widths of its elements, left to right.
@@ -47,7 +49,7 @@ struct Mesh1D {
     double largest_width() const;
 };
 
-/// The mesh after `level` refinements of one element (2^level elements).
+/// The mesh after `level` refinements of the rule's elements (copies * 2^level elements).
 Mesh1D refine(const Mesh1DRule& rule, int level);
 
 /// The relative position t at which each coarse element is split in the next finer mesh:
@@ -79,9 +81,24 @@ struct CaseSpec {
     Mesh1DRule x;  ///< the rule in x; x.length is the domain width
     Mesh1DRule y;  ///< the rule in y; y.length is the domain height
 
-    /// The case's mesh on refinement level `level` ((2^level + 1)^2 nodes).
+    /// The case's mesh on refinement level `level` ((2^level + 1)^2 nodes, or (2^level + 1) x
+    /// (copies 2^level + 1) for a stacked case). Throws input_error if a stacked case has more than
+    /// 2^31 - 1 nodes (32-bit node indices, as a Grid) or elements that double cannot resolve.
     TensorMesh mesh(int level) const;
+    /// The nodes of mesh(level), without building it (a double: any level's count fits).
+    double nodes(int level) const;
 };
+
+/// The most copies stacked() takes.
+inline constexpr int max_stack = 1024;
+
+/// The case repeated `copies` times in y, for weak scaling: the domain [0, width] x [0, copies *
+/// height], its level-0 mesh `copies` elements in y, each refined (graded) as the case's one
+/// element. Level L then has (2^L + 1) x (copies 2^L + 1) nodes, so that P ranks of the case
+/// stacked P times each hold one case's grid, and its multigrid levels coarsen as the case's.
+/// The exact solution is u0 on the taller domain. Named "<name>-stack<copies>". Throws
+/// input_error if copies is outside 1..max_stack or the height would leave the allowed range.
+CaseSpec stacked(CaseSpec spec, int copies);
 
 /// Names of the built-in cases, in the paper's order.
 std::vector<std::string> builtin_case_names();

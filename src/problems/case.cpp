@@ -8,6 +8,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cfloat>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -176,9 +177,18 @@ private:
 
 }  // namespace
 
+double CaseSpec::nodes(int level) const {
+    return (std::ldexp(x.copies, level) + 1.0) * (std::ldexp(y.copies, level) + 1.0);
+}
+
 TensorMesh CaseSpec::mesh(int level) const {
     if (level < 0 || level > 30)
         throw input_error("case " + name + ": level " + std::to_string(level) + " is outside 0..30");
+    // A stacked case has more nodes than its level's square grid; node indices are 32-bit, as a Grid's.
+    if (nodes(level) > INT_MAX && (x.copies > 1 || y.copies > 1))
+        throw input_error("case " + name + " on level " + std::to_string(level) + ": its " + number(nodes(level)) +
+                          " nodes are more than 2^31 - 1, the most that 32-bit node indices hold; use a lower level "
+                          "or fewer copies");
     TensorMesh mesh{refine(x, level), refine(y, level)};
     // A strong grading on a high level can push the smallest element below what double resolves
     // (nu/2)^level * length; its matrix entries would then be infinite or zero.
@@ -208,6 +218,23 @@ CaseSpec parse_case(std::istream& in, const std::string& source) {
     const double nu = parser.real("refinement.nu", false, 1.0, 0.0, 1.0, true, "a number in (0, 1]");
     spec.x = {width, nu, parser.layer("refinement.x_layer")};
     spec.y = {height, nu, parser.layer("refinement.y_layer")};
+    return spec;
+}
+
+CaseSpec stacked(CaseSpec spec, int copies) {
+    if (copies < 1 || copies > max_stack)
+        throw input_error("stacking case " + spec.name + " " + std::to_string(copies) + " times: copies must be in 1.." +
+                          std::to_string(max_stack));
+    if (copies == 1) return spec;
+    const double height = spec.y.length * copies;
+    if (height > max_length)
+        throw input_error("stacking case " + spec.name + " " + std::to_string(copies) + " times: its height " +
+                          number(height) + " would exceed " + number(max_length) + "; use fewer copies");
+    spec.y.length = height;
+    spec.y.copies *= copies;
+    spec.name += "-stack" + std::to_string(copies);
+    spec.description += (spec.description.empty() ? "" : "; ") + std::string("stacked ") + std::to_string(copies) +
+                        " times in y: [0, " + number(spec.x.length) + "] x [0, " + number(height) + "]";
     return spec;
 }
 

@@ -10,7 +10,9 @@ double Mesh1D::smallest_width() const { return *std::min_element(widths.begin(),
 double Mesh1D::largest_width() const { return *std::max_element(widths.begin(), widths.end()); }
 
 Mesh1D refine(const Mesh1DRule& rule, int level) {
-    Mesh1D mesh{{rule.length}};
+    if (rule.copies < 1)
+        throw input_error("refine: the rule has " + std::to_string(rule.copies) + " copies; give at least one");
+    Mesh1D mesh{{rule.length / rule.copies}};
     const double piece = rule.nu / 2.0;
     for (int l = 0; l < level; ++l) {
         std::vector<double> fine;
@@ -28,7 +30,12 @@ Mesh1D refine(const Mesh1DRule& rule, int level) {
         }
         mesh.widths = std::move(fine);
     }
-    return mesh;
+    // One copy's mesh, repeated: each copy graded toward its own end.
+    Mesh1D copies;
+    copies.widths.reserve(mesh.widths.size() * rule.copies);
+    for (int c = 0; c < rule.copies; ++c)
+        copies.widths.insert(copies.widths.end(), mesh.widths.begin(), mesh.widths.end());
+    return copies;
 }
 
 std::vector<double> split_positions(const Mesh1D& coarse, const Mesh1D& fine) {

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -283,8 +284,9 @@ namespace {
 /// Fields that have no effect with, or are ruled out by, the value of another field: the message
 /// reads "<field> <clash> <other> = <value><after>; drop <field>, or <remedy>".
 struct Conflict {
-    std::vector<const char*> fields;        ///< the fields the user may have given
-    bool (*applies)(const SolverOptions&);  ///< whether the other options leave them without effect
+    std::vector<const char*> fields;  ///< the fields the user may have given
+    /// Whether the other options leave them without effect, on a coarsest grid of that many nodes.
+    bool (*applies)(const SolverOptions&, long long coarsest_nodes);
     const char* clash;
     const char* other;  ///< the field whose value decides
     const char* after;
@@ -292,36 +294,37 @@ struct Conflict {
 };
 
 const Conflict conflicts[] = {
-    {{"omega"}, [](const SolverOptions& o) { return o.smoother != Smoother::jacobi; },
+    {{"omega"}, [](const SolverOptions& o, long long) { return o.smoother != Smoother::jacobi; },
      "damps the Jacobi smoother and has no effect with", "smoother", "",
      "use SolverOptions::smoother = jacobi (SolverOptions::line_omega damps the ADI sweeps)"},
-    {{"line_omega"}, [](const SolverOptions& o) { return o.smoother != Smoother::adi; },
+    {{"line_omega"}, [](const SolverOptions& o, long long) { return o.smoother != Smoother::adi; },
      "damps the ADI line sweeps and has no effect with", "smoother", "",
      "use SolverOptions::smoother = adi (SolverOptions::omega damps Jacobi)"},
-    {{"inner", "inner_max_cycles", "fallback_to_double"}, [](const SolverOptions& o) { return o.precision != Precision::mixed; },
+    {{"inner", "inner_max_cycles", "fallback_to_double"},
+     [](const SolverOptions& o, long long) { return o.precision != Precision::mixed; },
      "applies to the float inner cycles of mixed precision and has no effect with", "precision",
      " (one V-cycle per outer step)", "use SolverOptions::precision = mixed"},
-    {{"inner_max_cycles"}, [](const SolverOptions& o) { return o.inner.kind == InnerStop::Kind::cycles; },
+    {{"inner_max_cycles"}, [](const SolverOptions& o, long long) { return o.inner.kind == InnerStop::Kind::cycles; },
      "caps SolverOptions::inner = digits:N and has no effect with", "inner", "", "use SolverOptions::inner = digits:N"},
-    {{"digits"}, [](const SolverOptions& o) { return o.stop == StopRule::absolute; },
+    {{"digits"}, [](const SolverOptions& o, long long) { return o.stop == StopRule::absolute; },
      "sets the relative stop and has no effect with", "stop", "",
      "use SolverOptions::stop = relative (SolverOptions::absolute_defect sets the absolute one)"},
-    {{"absolute_defect"}, [](const SolverOptions& o) { return o.stop == StopRule::relative; },
+    {{"absolute_defect"}, [](const SolverOptions& o, long long) { return o.stop == StopRule::relative; },
      "sets the absolute stop and has no effect with", "stop", "",
      "use SolverOptions::stop = absolute (SolverOptions::digits sets the relative one)"},
-    {{"outer"}, [](const SolverOptions& o) { return o.outer == OuterMethod::cg && o.precision == Precision::single; },
+    {{"outer"},
+     [](const SolverOptions& o, long long) { return o.outer == OuterMethod::cg && o.precision == Precision::single; },
      "does not run with", "precision",
      ", which always refines (flexible CG's float recurrences would overflow or lose their directions)",
      "use SolverOptions::precision = mixed or double"},
-    // Larger coarsest grids (a case's above level 6) fall back to pcg, which these options set.
+    // Larger coarsest grids fall back to pcg, which these options set: judged by the grid that the
+    // solve's coarsest level has (a matrix's or a stacked case's is not the square of coarse_level).
     {{"coarse_preconditioner", "coarse_iterations"},
-     [](const SolverOptions& o) {
-         const double nodes = std::pow(std::ldexp(1.0, o.coarse_level) + 1.0, 2.0);
-         return o.coarse_solver == CoarseSolver::direct && nodes <= max_direct_coarse_unknowns;
+     [](const SolverOptions& o, long long coarsest_nodes) {
+         return o.coarse_solver == CoarseSolver::direct && coarsest_nodes <= max_direct_coarse_unknowns;
      },
      "sets the conjugate gradients on the coarsest grid and has no effect with", "coarse_solver",
-     ", which solves coarsest grids of up to 65 x 65 nodes exactly (SolverOptions::coarse_level 6 and below)",
-     "use SolverOptions::coarse_solver = pcg"},
+     ", which solves this coarsest grid exactly (grids of up to 65 x 65 nodes)", "use SolverOptions::coarse_solver = pcg"},
 };
 
 /// "SolverOptions::smoother = adi" for an option with a name as its value, else "SolverOptions::omega".
@@ -331,10 +334,13 @@ std::string as_given(const OptionSpec& spec, const SolverOptions& options) {
 
 }  // namespace
 
-void check_given_options(const SolverOptions& options, const std::vector<std::string>& given) {
+void check_given_options(const SolverOptions& options, const std::vector<std::string>& given,
+                         std::optional<long long> coarsest_nodes) {
+    const long long nodes = coarsest_nodes.value_or(
+        static_cast<long long>(std::pow(std::ldexp(1.0, std::clamp(options.coarse_level, 0, 30)) + 1.0, 2.0)));
     for (const Conflict& c : conflicts)
         for (const char* field : c.fields) {
-            if (std::find(given.begin(), given.end(), field) == given.end() || !c.applies(options)) continue;
+            if (std::find(given.begin(), given.end(), field) == given.end() || !c.applies(options, nodes)) continue;
             const OptionSpec &spec = entry(field), &other = entry(c.other);
             throw input_error(as_given(spec, options) + " " + c.clash + " " + other.reference() + " = " +
                               other.get(options) + c.after + "; drop " + spec.reference() + ", or " + c.remedy);
