@@ -2,12 +2,18 @@
 // input, 3 device or resource error. The tests run the `adimg` binary built next to the test
 // executable (build/adimg beside build/tests/adimg_tests); without it they are skipped.
 
+#include <adimg/error.hpp>
+#include <adimg/problems.hpp>
 #include <adimg/solver.hpp>
 
 #include <catch2/catch.hpp>
 
 #include "cli_runner.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <numeric>
 #include <string>
 
 namespace {
@@ -35,6 +41,65 @@ TEST_CASE("CLI exit code 0: a converged solve, the direct solve, info", "[cli]")
     INFO(r.output);
     CHECK(r.status == 0);
     CHECK(r.output.find("h_min     8.674e-19") != std::string::npos);  // (nu/2)^10, not the paper's 9.24e-19
+}
+
+TEST_CASE("A case stacked in y (weak scaling): its widths those of the case, repeated; its sizes; the limits",
+          "[cli][stack]") {
+    const adimg::CaseSpec a2 = adimg::builtin_case("A2"), tall = adimg::stacked(a2, 3);
+    CHECK(tall.name == "A2-stack3");
+    CHECK(tall.y.length == 3.0);
+    CHECK(tall.x.length == a2.x.length);
+    const adimg::TensorMesh one = a2.mesh(4), three = tall.mesh(4);
+    CHECK(three.mx() == 17);
+    CHECK(three.my() == 49);
+    CHECK(tall.nodes(4) == 17.0 * 49.0);
+    CHECK(three.x.widths == one.x.widths);
+    for (int copy = 0; copy < 3; ++copy) {
+        INFO("copy " << copy);
+        CHECK(std::equal(one.y.widths.begin(), one.y.widths.end(), three.y.widths.begin() + 16 * copy));
+    }
+    CHECK(std::abs(std::accumulate(three.y.widths.begin(), three.y.widths.end(), 0.0) - 3.0) < 1e-14);
+    CHECK_NOTHROW(adimg::split_positions(tall.mesh(3).y, three.y));  // each level refines the one below
+    CHECK_THROWS_WITH(adimg::stacked(a2, 0), Catch::Contains("copies must be in 1..1024"));
+    CHECK_THROWS_WITH(adimg::stacked(adimg::builtin_case("U1"), 2).mesh(15),
+                      Catch::Contains("the most that 32-bit node indices hold") && Catch::Contains("fewer copies"));
+    CHECK(adimg::stacked(adimg::builtin_case("U1"), 4).mesh(14).nodes() == 16385LL * 65537LL);
+
+    if (!have_cli()) return;
+    Result r = run_cli("info --case A2 --level 4 --stack 3");
+    INFO(r.output);
+    CHECK(r.status == 0);
+    CHECK(r.output.find("case      A2-stack3: ") != std::string::npos);
+    CHECK(r.output.find("grid      17 x 49 nodes, N = 833\n") != std::string::npos);
+    CHECK(r.output.find("domain    [0, 1] x [0, 3]\n") != std::string::npos);
+    r = run_cli("solve --case U1 --level 4 --stack 0");
+    CHECK(r.status == 2);
+    CHECK(r.output.find("--stack 0 is outside 1..1024") != std::string::npos);
+}
+
+TEST_CASE("A stacked case solves on the CPU to the unstacked case's discretisation error, O(h^2) as it",
+          "[cli][stack]") {
+    if (!have_cli()) return;
+    auto error_of = [](const std::string& arguments) {
+        const Result r = run_cli("solve --backend cpu --quiet " + arguments, adimg_test::Capture::stdout_only);
+        INFO("adimg solve " << arguments << " -> exit " << r.status << ": " << r.output);
+        REQUIRE(r.status == 0);
+        REQUIRE(r.output.rfind("relative L2 error ", 0) == 0);
+        return std::strtod(r.output.c_str() + 18, nullptr);
+    };
+    for (const char* name : {"U1", "A2"}) {
+        double coarser = 0.0;
+        for (int level : {5, 6, 7}) {
+            const std::string which = std::string("--case ") + name + " --level " + std::to_string(level);
+            const double alone = error_of(which), stacked = error_of(which + " --stack 2");
+            INFO(name << " at L=" << level << ": relative L2 error " << alone << " alone, " << stacked
+                      << " stacked twice; at L-1 stacked " << coarser);
+            CHECK(stacked > 0.5 * alone);  // the same mesh widths, a solution of the taller domain
+            CHECK(stacked < 2.0 * alone);
+            if (coarser > 0.0) CHECK(std::abs(coarser / stacked - 4.0) < 0.5);  // h^2
+            coarser = stacked;
+        }
+    }
 }
 
 TEST_CASE("CLI exit code 1: a solve that does not converge (single precision, U1 L=9)", "[cli]") {

@@ -4,7 +4,9 @@
 // refinement it runs, --quiet prints the result alone, one thread is "1 OpenMP thread".
 
 #include <adimg/error.hpp>
+#include <adimg/io.hpp>
 #include <adimg/options.hpp>
+#include <adimg/problems.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -117,6 +119,55 @@ TEST_CASE("check_given_options takes what has an effect: the same options with t
     for (const Row& row : rows) {
         INFO(row.what);
         CHECK_NOTHROW(check_given_options(row.given.options, row.given.fields));
+    }
+}
+
+TEST_CASE("check_given_options judges the coarse PCG options by the coarsest grid the solve has, given, not by "
+          "coarse_level",
+          "[option-conflicts]") {
+    SolverOptions level_7;  // the direct coarse solve; a case's coarse level 7 would be 129 x 129
+    level_7.coarse_level = 7;
+    const std::vector<std::string> iterations = {"coarse_level", "coarse_iterations"};
+    // A case on level 6 ends on its 65 x 65 level, which the direct solve takes: no effect.
+    CHECK_THROWS_WITH(check_given_options(level_7, iterations, 65 * 65),
+                      Catch::Contains("SolverOptions::coarse_iterations sets the conjugate gradients on the coarsest "
+                                      "grid and has no effect with SolverOptions::coarse_solver = direct"));
+    // A matrix on a 131 x 131 grid cannot coarsen below 66 x 66, which falls back to PCG.
+    CHECK_NOTHROW(check_given_options(SolverOptions{}, {"coarse_iterations"}, 66 * 66));
+    // Without a grid, a case's square one on coarse_level, as before (Python's options alone).
+    CHECK_NOTHROW(check_given_options(level_7, iterations));
+    CHECK_THROWS_AS(check_given_options(SolverOptions{}, {"coarse_iterations"}), input_error);
+}
+
+TEST_CASE("adimg solve judges --coarse-iterations by the coarsest grid that results, not by --coarse-level",
+          "[option-conflicts][cli]") {
+    if (!have_cli()) return;
+    const adimg_test::TempDir dir("option_conflicts_coarsest");
+    // A 131 x 131 grid (130 = 65 * 2 elements) coarsens once, to 66 x 66: above the direct solve's
+    // 65 x 65, so its coarsest grid is solved by PCG, which --coarse-iterations sets.
+    const TensorMesh mesh{Mesh1D{std::vector<double>(130, 1.0 / 130)}, Mesh1D{std::vector<double>(130, 1.0 / 130)}};
+    write_matrix_market(dir.file("A.mtx"), to_eigen(assemble_stiffness(mesh)));
+    write_matrix_market(dir.file("b.mtx"), assemble_load(mesh, {}));
+    const std::string matrix = "--matrix " + (dir / "A.mtx") + " --grid 131x131 --rhs " + (dir / "b.mtx");
+    struct Row {
+        std::string options;
+        int status;  ///< 0 taken, 2 refused
+    };
+    const Row rows[] = {
+        {matrix + " --coarse-iterations 200", 0},
+        // A case of level 6 ends on level 6 (65 x 65), which the direct solve takes.
+        {"--case U1 --level 6 --coarse-level 7 --coarse-iterations 200", 2},
+        // Galerkin levels of a grid stop where the direct solve fits: level 6, not 7.
+        {"--case U1 --level 8 --coarse-level 7 --coarse-operators galerkin --coarse-iterations 200", 2},
+        {"--case U1 --level 8 --coarse-level 7 --coarse-iterations 200", 0},  // 129 x 129 by PCG
+        // Stacked three times, the coarsest grid of level 6 has 65 x 193 nodes: PCG.
+        {"--case U1 --level 6 --stack 3 --coarse-level 6 --coarse-iterations 200", 0},
+    };
+    for (const Row& row : rows) {
+        const CliResult r = run_cli("solve --backend cpu --quiet " + row.options, Capture::all, 60);
+        INFO("adimg solve ... " << row.options << "\n-> exit " << r.status << ":\n" << r.output);
+        CHECK(r.status == row.status);
+        CHECK(contains(r.output, "--coarse-iterations sets the conjugate gradients") == (row.status == 2));
     }
 }
 

@@ -25,19 +25,31 @@ void add_problem_options(po::options_description& desc, ProblemOptions& problem,
     desc.add_options()
         ("case", po::value(&problem.case_name), "built-in case: U1 U2 U3 A1 A2 A3 A4 A5")
         ("case-file", po::value(&problem.case_file), "your own case file (see cases/*.cfg for the keys)")
-        ("level", po::value(&problem.level)->default_value(default_level), "refinement level L: (2^L+1)^2 nodes");
+        ("level", po::value(&problem.level)->default_value(default_level), "refinement level L: (2^L+1)^2 nodes")
+        ("stack", po::value(&problem.stack)->default_value(1),
+         "the case P times in y, for weak scaling: a domain P times as tall, (2^L+1) x (P 2^L+1) nodes, each copy "
+         "meshed (graded) as the case");
 }
 
 CaseSpec resolve_case(const ProblemOptions& problem) {
     if (!problem.case_name.empty() && !problem.case_file.empty())
         throw input_error("give either --case or --case-file, not both");
-    if (!problem.case_file.empty()) return read_case_file(problem.case_file);
+    if (problem.stack < 1 || problem.stack > max_stack)
+        throw input_error("--stack " + std::to_string(problem.stack) + " is outside 1.." + std::to_string(max_stack) +
+                          "; give the number of copies of the case in y");
+    if (!problem.case_file.empty()) return stacked(read_case_file(problem.case_file), problem.stack);
     if (problem.case_name.empty()) throw input_error("no problem given: use --case U1 (or U2 U3 A1..A5) or --case-file FILE");
-    return builtin_case(problem.case_name);
+    return stacked(builtin_case(problem.case_name), problem.stack);
 }
 
-void check_level(int level, std::size_t bytes_per_node, const char* what) {
-    adimg::check_level(level, static_cast<double>(bytes_per_node), what, host_memory(), "--level");
+void check_level(const CaseSpec& spec, int level, std::size_t bytes_per_node, const char* what) {
+    const MemoryBudget memory = host_memory();
+    adimg::check_level(level, static_cast<double>(bytes_per_node), what, memory, "--level");
+    // A stacked case has its copies' nodes, more than the level's square grid that check_level() counts.
+    if (spec.y.copies > 1)
+        check_memory(spec.nodes(level), static_cast<double>(bytes_per_node),
+                     "--level " + std::to_string(level) + " --stack " + std::to_string(spec.y.copies) + ": " + what,
+                     memory, "use a lower --level or a smaller --stack");
 }
 
 void check_output_paths(const std::vector<std::string>& paths) {

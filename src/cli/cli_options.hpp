@@ -16,17 +16,18 @@ namespace adimg::cli {
 
 namespace po = boost::program_options;
 
-/// Which problem: a built-in case or a case file, on a refinement level.
+/// Which problem: a built-in case or a case file, on a refinement level, stacked in y.
 struct ProblemOptions {
     std::string case_name;
     std::string case_file;
     int level = 8;
+    int stack = 1;  ///< copies of the case in y (adimg::stacked(), for weak scaling)
 };
 void add_problem_options(po::options_description& desc, ProblemOptions& problem, int default_level);
-/// The case named by --case or --case-file (exactly one). Throws input_error.
+/// The case named by --case or --case-file (exactly one), stacked as --stack says. Throws input_error.
 CaseSpec resolve_case(const ProblemOptions& problem);
-/// Throws input_error if the level is out of range or the problem would not fit in memory.
-void check_level(int level, std::size_t bytes_per_node, const char* what);
+/// Throws input_error if the level is out of range or the case's grid on it would not fit in memory.
+void check_level(const CaseSpec& spec, int level, std::size_t bytes_per_node, const char* what);
 
 /// Checks, before any work, that each non-empty path can be written: its directory exists and
 /// takes new files, and it is not a directory itself. Throws input_error naming the path.

@@ -22,7 +22,7 @@ int run_assemble(const std::vector<std::string>& args) {
     check_output_paths({matrix_out, rhs_out});
     check_distinct_files({{"out", matrix_out}, {"rhs-out", rhs_out}}, {{"case-file", problem.case_file}});
     const CaseSpec spec = resolve_case(problem);
-    check_level(problem.level, 9 * sizeof(double) * 4, "writing the matrix");
+    check_level(spec, problem.level, 9 * sizeof(double) * 4, "writing the matrix");
     const TensorMesh mesh = spec.mesh(problem.level);
     write_matrix_market(matrix_out, to_eigen(assemble_stiffness(mesh)));
     if (!rhs_out.empty()) write_matrix_market(rhs_out, assemble_load(mesh, {spec.x.length, spec.y.length}));

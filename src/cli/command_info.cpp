@@ -16,7 +16,7 @@ int run_info(const std::vector<std::string>& args) {
     add_problem_options(desc, problem, 10);
     if (!parse_command_line(args, desc, "usage: adimg info --case A2 --level 10")) return 0;
     const CaseSpec spec = resolve_case(problem);
-    check_level(problem.level, 9 * sizeof(double) + 64, "assembling the matrix");
+    check_level(spec, problem.level, 9 * sizeof(double) + 64, "assembling the matrix");
     const TensorMesh mesh = spec.mesh(problem.level);
     const NineBands<double> A = assemble_stiffness(mesh);
 

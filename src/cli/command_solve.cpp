@@ -1,8 +1,14 @@
+// The solve command, written once for `adimg solve` and `adimg-mpi solve`: its options, their
+// checks, the sequence of each solver, the report and --json. What differs between the two
+// programs comes from a SolveFrontEnd (solve_front_end.hpp).
+
 #include "cli_options.hpp"
 #include "commands.hpp"
 #include "flag_spelling.hpp"
 #include "json_writer.hpp"
 #include "progress.hpp"
+#include "serial_solve.hpp"
+#include "solve_front_end.hpp"
 #include "solve_problem.hpp"
 #include "tables.hpp"
 
@@ -26,10 +32,6 @@
 namespace adimg::cli {
 namespace {
 
-enum class Method { multigrid, direct, fast_direct };
-const Choices<Method> methods = {
-    {"multigrid", Method::multigrid}, {"direct", Method::direct}, {"fast-direct", Method::fast_direct}};
-
 enum class CoarseOperators { rediscretized, galerkin };
 const Choices<CoarseOperators> coarse_operator_names = {{"rediscretized", CoarseOperators::rediscretized},
                                                         {"galerkin", CoarseOperators::galerkin}};
@@ -40,7 +42,7 @@ struct Outcome {
     /// The phases of setup: the problem on the host (load vector, meshes or the matrix read), and
     /// the solver's (the CUDA context apart: not part of setup).
     double preparation_seconds = 0.0;
-    SetupTimes solver_setup;
+    std::optional<SetupTimes> solver_setup;  ///< where the solver times its phases apart
     std::pair<const char*, double> accuracy{"", 0.0};  ///< JSON key and value: the L2 error or the defect
     bool ok = true;             ///< the solve converged (multigrid) or gave finite values (direct)
     std::string failure;        ///< why not, for the solution file's comment line
@@ -48,7 +50,8 @@ struct Outcome {
 };
 
 /// Options that the chosen path would ignore, or that contradict each other, are input errors
-/// naming both options: nothing given on the command line is dropped without a word.
+/// naming both options: nothing given on the command line is dropped without a word. The
+/// multigrid solve's own options are checked once the problem is known (run_solve()).
 void check_ignored_options(const po::variables_map& vm, Method method, const SolverOptions& o, bool matrix, bool out) {
     auto refuse = [](const std::string& flag, const std::string& why, const std::string& remedy) {
         throw input_error("--" + flag + " " + why + "; drop --" + flag + (remedy.empty() ? "" : ", or " + remedy));
@@ -86,8 +89,6 @@ void check_ignored_options(const po::variables_map& vm, Method method, const Sol
         if (given(vm, "coarse-operators"))
             refuse("coarse-operators", "has no effect with --matrix, whose coarse levels are always Galerkin products", "");
     }
-    // The multigrid solve's own options, checked by the library as adimg-mpi and Python check them.
-    if (method == Method::multigrid) check_given_options(o, given_fields(vm));
     if (given(vm, "write-failed") && !out)
         refuse("write-failed", "has no effect without --out: it writes the solution of a failed solve to the file of --out",
                "give --out FILE");
@@ -161,8 +162,9 @@ std::vector<double> solve_fast_direct(Problem& problem, const SolverOptions& opt
 }
 
 /// Sets the solver up for the problem and solves, printing the backend, the options, the levels,
-/// the convergence history, the status and the times.
-SolveReport solve_multigrid(Problem& problem, Solver& solver, bool keep_x, std::vector<double>& x, Outcome& outcome) {
+/// the convergence history, the status, what the executor adds and the times.
+SolveReport solve_multigrid(Problem& problem, MultigridExecutor& solver, bool keep_x, std::vector<double>& x,
+                            Outcome& outcome) {
     if (!solver.notice().empty()) std::printf("%s\n", solver.notice().c_str());
     std::printf("backend %s\n", solver.device_name().c_str());
     std::printf("%s\n", describe(solver.options()).c_str());
@@ -186,11 +188,16 @@ SolveReport solve_multigrid(Problem& problem, Solver& solver, bool keep_x, std::
         outcome.failure = "the solve did not converge (status " + to_string(report.status) + ", " +
                           digits_of(report, solver.options()) + ")";
     print_outcome(stdout, report);
-    const SetupTimes& times = outcome.solver_setup;
-    std::printf("setup %.4f s (%s %.4f s, levels %.4f s, backend %.4f s: upload %.4f s, levels %.4f s, coarse factor "
-                "%.4f s), solve %.4f s; backend start (context) %.4f s\n",
-                outcome.setup_seconds, problem.preparation, problem.preparation_seconds, times.levels, times.backend,
-                times.upload, times.backend_levels(), times.coarse_factor, outcome.solve_seconds, times.context);
+    solver.print_run(stdout, report);
+    if (const std::optional<SetupTimes>& times = outcome.solver_setup)
+        std::printf("setup %.4f s (%s %.4f s, levels %.4f s, backend %.4f s: upload %.4f s, levels %.4f s, coarse "
+                    "factor %.4f s), solve %.4f s; backend start (context) %.4f s\n",
+                    outcome.setup_seconds, problem.preparation, problem.preparation_seconds, times->levels,
+                    times->backend, times->upload, times->backend_levels(), times->coarse_factor, outcome.solve_seconds,
+                    times->context);
+    else
+        std::printf("setup %.4f s (%s %.4f s, solver %.4f s), solve %.4f s\n", outcome.setup_seconds,
+                    problem.preparation, problem.preparation_seconds, solver.setup_seconds(), outcome.solve_seconds);
     return report;
 }
 
@@ -210,8 +217,23 @@ void write_configuration(JsonWriter& json, const SolverOptions& options, const s
     json.value("device", device).end_object();
 }
 
-/// The --json report; `solver` and `report` are null for the direct solve.
-void write_json(const std::string& path, const Problem& problem, Method method, const Solver* solver,
+/// The setup's phases: the problem's preparation, and the solver's as its executor times them.
+void write_setup(JsonWriter& json, const Outcome& outcome, const MultigridExecutor* solver) {
+    json.begin_object("setup").value("preparation", outcome.preparation_seconds);
+    if (const std::optional<SetupTimes>& times = outcome.solver_setup)
+        json.value("levels", times->levels)
+            .value("backend", times->backend)
+            .value("upload", times->upload)
+            .value("backend_levels", times->backend_levels())
+            .value("coarse_factor", times->coarse_factor)
+            .value("context", times->context);
+    else if (solver)
+        json.value("solver", solver->setup_seconds());
+    json.end_object();
+}
+
+/// The --json report; `solver` and `report` are null for the direct and the fast direct solve.
+void write_json(const std::string& path, const Problem& problem, Method method, const MultigridExecutor* solver,
                 const SolveReport* report, const Outcome& outcome) {
     JsonWriter json;
     json.begin_object().value(problem.kind, problem.name).value("level", problem.level);
@@ -242,17 +264,10 @@ void write_json(const std::string& path, const Problem& problem, Method method, 
             json.end_array().end_object();
         }
         json.end_array();
+        solver->write_run(json, *report);
     }
     json.value("setup_seconds", outcome.setup_seconds).value("solve_seconds", outcome.solve_seconds);
-    json.begin_object("setup")
-        .value("preparation", outcome.preparation_seconds)
-        .value("levels", outcome.solver_setup.levels)
-        .value("backend", outcome.solver_setup.backend)
-        .value("upload", outcome.solver_setup.upload)
-        .value("backend_levels", outcome.solver_setup.backend_levels())
-        .value("coarse_factor", outcome.solver_setup.coarse_factor)
-        .value("context", outcome.solver_setup.context)
-        .end_object();
+    write_setup(json, outcome, solver);
     json.value(outcome.accuracy.first, outcome.accuracy.second);
     if (outcome.solution_file.empty())
         json.null("solution_file");
@@ -282,34 +297,42 @@ void finish(const std::vector<double>& x, const std::string& out_path, bool writ
                     out_path.c_str(), outcome.failure.c_str());
 }
 
-/// While it lives, the standard output goes to /dev/null: --quiet keeps everything the solve
-/// paths print as they go off stdout, and run_solve() prints the result after. Best effort: if
-/// the descriptors cannot be had, stdout stays as it is.
-class SilencedStdout {
+/// While it lives, one of the standard streams goes to /dev/null: --quiet keeps everything the
+/// solve paths print as they go off stdout, and run_solve() prints the result after; the
+/// processes of adimg-mpi other than rank 0 print nothing. Best effort: if the descriptors cannot
+/// be had, the stream stays as it is.
+class Silenced {
 public:
-    SilencedStdout() {
-        std::fflush(stdout);
+    Silenced(std::FILE* stream, int descriptor) : stream_(stream), descriptor_(descriptor) {
+        std::fflush(stream_);
         const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
-        kept_ = null < 0 ? -1 : ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
-        if (kept_ >= 0) ::dup2(null, STDOUT_FILENO);
+        kept_ = null < 0 ? -1 : ::fcntl(descriptor_, F_DUPFD_CLOEXEC, 0);
+        if (kept_ >= 0) ::dup2(null, descriptor_);
         if (null >= 0) ::close(null);
     }
-    ~SilencedStdout() {
-        std::fflush(stdout);
+    ~Silenced() {
+        std::fflush(stream_);
         if (kept_ < 0) return;
-        ::dup2(kept_, STDOUT_FILENO);
+        ::dup2(kept_, descriptor_);
         ::close(kept_);
     }
-    SilencedStdout(const SilencedStdout&) = delete;
-    SilencedStdout& operator=(const SilencedStdout&) = delete;
+    Silenced(const Silenced&) = delete;
+    Silenced& operator=(const Silenced&) = delete;
 
 private:
-    int kept_ = -1;  ///< the standard output, kept while it is silenced
+    std::FILE* stream_;
+    int descriptor_;
+    int kept_ = -1;  ///< the stream's descriptor, kept while it is silenced
 };
 
 }  // namespace
 
 int run_solve(const std::vector<std::string>& args) {
+    SerialFrontEnd front;
+    return run_solve(args, front);
+}
+
+int run_solve(const std::vector<std::string>& args, SolveFrontEnd& front) {
     ProblemOptions problem_options;
     MatrixOptions matrix;
     SolverOptions options;
@@ -338,54 +361,63 @@ int run_solve(const std::vector<std::string>& args) {
         ("quiet,q", po::bool_switch(&quiet),
          "print only the result on stdout (the relative L2 error, or a matrix's relative defect); a failed solve "
          "says why on stderr");
+    front.add_options(desc);
     po::options_description solver_desc("solver options (the fields of adimg::SolverOptions)");
     add_solver_options(solver_desc, options);
     desc.add(solver_desc);
     po::variables_map vm;
-    if (!parse_command_line(args, desc,
-                            "usage: adimg solve --case A2 --level 9 [--smoother adi --precision mixed --inner digits:2 "
-                            "--backend cpu]\n       adimg solve --case U1 --level 8 --solver direct [--precision single]"
-                            "\n       adimg solve --matrix A.mtx --grid 257x257 --rhs b.mtx --out x.mtx",
-                            &vm))
-        return 0;
+    {
+        // Only a reporting process prints the help.
+        std::optional<Silenced> silenced;
+        if (!front.reports()) silenced.emplace(stdout, STDOUT_FILENO);
+        if (!parse_command_line(args, desc, front.usage(), &vm)) return 0;
+    }
     // Before the work, not after it.
+    front.refuse(method, vm);
     check_ignored_options(vm, method, options, !matrix.matrix.empty(), !out_path.empty());
-    check_output_paths({out_path, json_path});
-    check_distinct_files({{"out", out_path}, {"json", json_path}},
-                         {{"matrix", matrix.matrix}, {"rhs", matrix.rhs}, {"x-widths", matrix.x_widths},
-                          {"y-widths", matrix.y_widths}, {"case-file", problem_options.case_file}});
+    front.check_outputs([&] {
+        check_output_paths({out_path, json_path});
+        check_distinct_files({{"out", out_path}, {"json", json_path}},
+                             {{"matrix", matrix.matrix}, {"rhs", matrix.rhs}, {"x-widths", matrix.x_widths},
+                              {"y-widths", matrix.y_widths}, {"case-file", problem_options.case_file}});
+    });
     // A GPU that is not there fails the command before the problem is assembled or read.
-    if (method != Method::direct && options.backend == BackendKind::cuda && !cuda_available())
-        Solver unusable(options);  // throws the device_error that says why
-    std::optional<SilencedStdout> silenced;
-    if (quiet) silenced.emplace();
+    if (method != Method::direct) front.check_device(options);
+    if (method == Method::fast_direct)
+        if (const std::optional<int> status = front.fast_direct(problem_options, options, vm, out_path)) return *status;
+    const bool keep_x = !out_path.empty();  // in every process: the solution is gathered where it is written
+    if (!front.reports()) out_path.clear(), json_path.clear();
+    std::optional<Silenced> silenced, silenced_errors;
+    if (quiet || !front.reports()) silenced.emplace(stdout, STDOUT_FILENO);
+    if (!front.reports()) silenced_errors.emplace(stderr, STDERR_FILENO);  // its progress lines
     const std::unique_ptr<Problem> problem = load_problem(problem_options, matrix, method == Method::direct,
                                                           coarse_operators == CoarseOperators::galerkin);
     std::vector<double> x;
     Outcome outcome;
-    std::optional<Solver> solver;  // the multigrid solve's, and its report
+    std::unique_ptr<MultigridExecutor> solver;  // the multigrid solve's, and its report
     std::optional<SolveReport> report;
     if (method == Method::direct) {
         x = solve_directly(*problem, options.precision == Precision::single, outcome);
         outcome.accuracy = problem->accuracy(x);
     } else if (method == Method::fast_direct) {
-        x = solve_fast_direct(*problem, options, !out_path.empty(), outcome);
+        x = solve_fast_direct(*problem, options, keep_x, outcome);
     } else {
         options.coarse_level = std::min(options.coarse_level, problem->level);
+        // Judged by the coarsest grid that the problem's levels end on, which the problem knows.
+        check_given_options(options, given_fields(vm), problem->coarsest_nodes(options));
         {
             const Progress progress("starting the backend");
-            solver.emplace(effective_options(options));  // what runs is what the print-out and the JSON say
+            solver = front.multigrid(effective_options(options));  // what runs is what the print-out and the JSON say
         }
-        report = solve_multigrid(*problem, *solver, !out_path.empty(), x, outcome);
+        report = solve_multigrid(*problem, *solver, keep_x, x, outcome);
     }
     finish(x, out_path, write_failed, outcome);
-    if (!json_path.empty())
-        write_json(json_path, *problem, method, solver ? &*solver : nullptr, report ? &*report : nullptr, outcome);
-    if (quiet) {  // the result on stdout, and why a solve failed on stderr
+    if (!json_path.empty()) write_json(json_path, *problem, method, solver.get(), report ? &*report : nullptr, outcome);
+    if (quiet && front.reports()) {  // the result on stdout, and why a solve failed on stderr
         silenced.reset();
         print_accuracy(stdout, outcome.accuracy);
         const std::string why = report && !report->message.empty() ? ": " + with_flags(report->message) : "";
-        if (!outcome.ok) std::fprintf(stderr, "adimg solve: %s%s\n", outcome.failure.c_str(), why.c_str());
+        if (!outcome.ok) std::fprintf(stderr, "%s: %s%s\n", front.command().c_str(), outcome.failure.c_str(), why.c_str());
     }
     return outcome.ok ? 0 : 1;
 }

@@ -3,12 +3,13 @@
 #include "progress.hpp"
 
 #include "../common/scaled_norm.hpp"
+#include "../solver/coarsest_level.hpp"
 
 #include <adimg/error.hpp>
 #include <adimg/grid.hpp>
 #include <adimg/io.hpp>
-#include <adimg/pinned_memory.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -17,6 +18,12 @@
 
 namespace adimg::cli {
 namespace {
+
+/// The nodes of the grid's coarsest level in a multigrid solve with `options` (coarsest_level()).
+long long coarsest_nodes(const Grid& grid, const SolverOptions& options) {
+    const int level = coarsest_level(grid, options);
+    return static_cast<long long>(grid.mx_on_level(level)) * grid.my_on_level(level);
+}
 
 /// A case on a level: the coarse levels rediscretized on their own meshes, or Galerkin products.
 class CaseProblem final : public Problem {
@@ -44,7 +51,7 @@ public:
 
     /// The case's levels assembled where the solve runs; with Galerkin coarse levels, the finest
     /// matrix and the load vector on the host.
-    void setup(Solver& solver) override {
+    void setup(MultigridExecutor& solver) override {
         if (!galerkin) {
             solver.setup(spec_, level);
             return;
@@ -56,10 +63,10 @@ public:
         solver.setup(A);
     }
 
-    SolveReport solve(Solver& solver, bool keep_x, std::vector<double>& x, const StepCallback& on_step,
+    SolveReport solve(MultigridExecutor& solver, bool keep_x, std::vector<double>& x, const StepCallback& on_step,
                       std::pair<const char*, double>& accuracy) override {
         if (galerkin) {
-            const SolveReport report = solve_from_pinned(solver, b_, x, on_step);
+            const SolveReport report = solver.solve(b_, x, on_step);
             accuracy = this->accuracy(x);
             return report;
         }
@@ -70,6 +77,12 @@ public:
 
     std::pair<const char*, double> accuracy(const std::vector<double>& x) const override {
         return print_error(relative_l2_error(mesh_, exact_, x));
+    }
+
+    /// Rediscretized levels stop at coarse_level; Galerkin ones as a matrix's grid does.
+    long long coarsest_nodes(const SolverOptions& options) const override {
+        if (galerkin) return adimg::cli::coarsest_nodes(Grid(mesh_.mx(), mesh_.my()), options);
+        return static_cast<long long>(spec_.nodes(std::min(options.coarse_level, level)));
     }
 
     void setup(FastDirectSolver& solver) override { solver.setup(spec_, level); }
@@ -122,18 +135,22 @@ public:
         return {A_.bands(), solver_b_};
     }
 
-    void setup(Solver& solver) override { solver.setup(A_); }
+    void setup(MultigridExecutor& solver) override { solver.setup(A_); }
 
     void setup(FastDirectSolver&) override { throw std::logic_error("--solver fast-direct with --matrix"); }
     FastDirectReport solve(FastDirectSolver&, bool, std::vector<double>&, std::pair<const char*, double>&) override {
         throw std::logic_error("--solver fast-direct with --matrix");
     }
 
-    SolveReport solve(Solver& solver, bool, std::vector<double>& x, const StepCallback& on_step,
+    SolveReport solve(MultigridExecutor& solver, bool, std::vector<double>& x, const StepCallback& on_step,
                       std::pair<const char*, double>& accuracy) override {
-        const SolveReport report = solve_from_pinned(solver, b_, x, on_step);
+        const SolveReport report = solver.solve(b_, x, on_step);
         accuracy = this->accuracy(x);
         return report;
+    }
+
+    long long coarsest_nodes(const SolverOptions& options) const override {
+        return adimg::cli::coarsest_nodes(A_.grid(), options);
     }
 
     std::pair<const char*, double> accuracy(const std::vector<double>& x) const override {
@@ -201,21 +218,17 @@ void print_accuracy(std::FILE* out, const std::pair<const char*, double>& accura
         std::fprintf(out, "%s not finite (x holds infinite or NaN values)\n", what);
 }
 
-SolveReport solve_from_pinned(Solver& solver, const std::vector<double>& b, std::vector<double>& x,
-                              const StepCallback& on_step) {
-    if (solver.backend() != BackendKind::cuda) return solver.solve(b, x, on_step);
-    const pinned_vector<double> b_pinned(b.begin(), b.end());
-    pinned_vector<double> x_pinned(b.size());
-    const SolveReport report = solver.solve(b_pinned.data(), x_pinned.data(), InitialGuess::zero, on_step);
-    x.assign(x_pinned.begin(), x_pinned.end());
-    return report;
-}
-
 double relative_defect(const std::vector<double>& b, const std::vector<double>& Ax) {
     std::vector<double> d(b.size());
     for (std::size_t p = 0; p < b.size(); ++p) d[p] = b[p] - Ax[p];
     const double b_norm = stable_norm2(b.data(), b.size());
     return stable_norm2(d.data(), d.size()) / (b_norm > 0.0 ? b_norm : 1.0);
+}
+
+void check_case_size(const CaseSpec& spec, int level, bool direct) {
+    // Host bytes per finest node: double bands, rhs, solution (and their pinned copies for the
+    // GPU) and the coarser levels' share; the direct solve's factor.
+    check_level(spec, level, direct ? 600 : 176, direct ? "the direct solve" : "the solve");
 }
 
 std::unique_ptr<Problem> load_problem(const ProblemOptions& problem, const MatrixOptions& matrix, bool direct, bool galerkin) {
@@ -227,9 +240,7 @@ std::unique_ptr<Problem> load_problem(const ProblemOptions& problem, const Matri
     for (const std::string* other : {&matrix.grid, &matrix.rhs, &matrix.x_widths, &matrix.y_widths})
         if (!other->empty()) throw input_error("--grid, --rhs, --x-widths and --y-widths go with --matrix");
     const CaseSpec spec = resolve_case(problem);
-    // Host bytes per finest node: double bands, rhs, solution (and their pinned copies for the
-    // GPU) and the coarser levels' share.
-    check_level(problem.level, direct ? 600 : 176, direct ? "the direct solve" : "the solve");
+    check_case_size(spec, problem.level, direct);
     return std::make_unique<CaseProblem>(spec, problem.level, galerkin);
 }
 

@@ -1,10 +1,11 @@
 #pragma once
-// What `adimg solve` solves: a case (--case or --case-file) on a level, or a user's system
-// (--matrix with --grid and --rhs). Either gives its matrix and right-hand side as the direct
-// solve and the multigrid solver take them, and the accuracy of a solution, so that each
-// solver's sequence is written once for both.
+// What `solve` solves: a case (--case or --case-file) on a level, or a user's system (--matrix
+// with --grid and --rhs). Either gives its matrix and right-hand side as the direct solve and the
+// multigrid solver take them, and the accuracy of a solution, so that each solver's sequence is
+// written once for both.
 
 #include "cli_options.hpp"
+#include "multigrid_executor.hpp"
 
 #include <adimg/fast_direct.hpp>
 #include <adimg/problems.hpp>
@@ -41,12 +42,15 @@ public:
     /// Builds the direct solve's system; building the case's matrix counts as preparation.
     virtual DirectSystem direct_system() = 0;
     /// Sets up the multigrid solver; assembling the case's levels counts as preparation.
-    virtual void setup(Solver& solver) = 0;
+    virtual void setup(MultigridExecutor& solver) = 0;
     /// Solves with the solver of setup() from a zero guess; x receives the solution if
     /// `keep_x` (a case's solve may leave it where it was computed). `accuracy` receives the
     /// JSON key and value of accuracy(), which this prints.
-    virtual SolveReport solve(Solver& solver, bool keep_x, std::vector<double>& x, const StepCallback& on_step,
-                              std::pair<const char*, double>& accuracy) = 0;
+    virtual SolveReport solve(MultigridExecutor& solver, bool keep_x, std::vector<double>& x,
+                              const StepCallback& on_step, std::pair<const char*, double>& accuracy) = 0;
+    /// The nodes of the coarsest grid that the multigrid solve with `options` has, as the solver
+    /// chooses it (for check_given_options()).
+    virtual long long coarsest_nodes(const SolverOptions& options) const = 0;
     /// Prints the accuracy of x; returns its JSON key and value.
     virtual std::pair<const char*, double> accuracy(const std::vector<double>& x) const = 0;
     /// The fast direct solver's setup and solve, as setup(Solver&) and solve(Solver&, ...) are
@@ -64,14 +68,6 @@ public:
     bool galerkin = false;             ///< the coarse levels are Galerkin products R A P of the finest matrix
 };
 
-/// Solves from a zero guess with b and x in page-locked memory when the solver runs on the GPU,
-/// so that they travel without a staging copy on the host, as an application that solves often
-/// would keep them. The solve time includes their transfers to and from the device; the copies
-/// of b into pinned memory and of x out of it, made once here, are outside it, as they would be
-/// outside an application's solves that keep b and x pinned.
-SolveReport solve_from_pinned(Solver& solver, const std::vector<double>& b, std::vector<double>& x,
-                              const StepCallback& on_step);
-
 /// ||b - Ax|| / ||b|| (||b - Ax|| if b = 0), with norms that neither overflow nor underflow for
 /// finite values (a right-hand side of 1e170 has a relative defect, not NaN).
 double relative_defect(const std::vector<double>& b, const std::vector<double>& Ax);
@@ -83,5 +79,9 @@ void print_accuracy(std::FILE* out, const std::pair<const char*, double>& accura
 /// The problem of the command line: --matrix, or --case/--case-file (for the direct solve if
 /// `direct`, with Galerkin coarse levels if `galerkin`). Throws input_error for options of both.
 std::unique_ptr<Problem> load_problem(const ProblemOptions& problem, const MatrixOptions& matrix, bool direct, bool galerkin);
+
+/// Throws input_error if a case's level is out of range or its grid would not fit the host's
+/// memory, with the bytes per node of the multigrid solve (or of the direct solve if `direct`).
+void check_case_size(const CaseSpec& spec, int level, bool direct);
 
 }  // namespace adimg::cli

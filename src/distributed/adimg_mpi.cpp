@@ -1,23 +1,29 @@
 // adimg-mpi: `mpirun -np P adimg-mpi solve --case A2 --level 9 [options of adimg solve]`, the
-// multigrid solve of a case over P MPI ranks (adimg::DistributedSolver), on CPU or GPU ranks as
-// --backend cpu|cuda|auto says, or with --solver fast-direct the fast direct solve
-// (adimg::DistributedFastDirectSolver, fast_direct_solve.cpp). Every rank assembles and solves
-// its strip; rank 0 prints.
+// CLI's solve command (src/cli/command_solve.cpp: its options, checks, report and --json) run
+// over P MPI ranks: the multigrid solve by adimg::DistributedSolver on CPU or GPU ranks as
+// --backend says, or with --solver fast-direct the fast direct solve
+// (adimg::DistributedFastDirectSolver, fast_direct_solve.cpp). Each rank assembles and solves its
+// strip of rows; rank 0 prints, and writes the files.
 
 #include <adimg/distributed.hpp>
 #include <adimg/error.hpp>
 #include <adimg/io.hpp>
 
-#include "../cli/cli_options.hpp"
 #include "../cli/flag_spelling.hpp"
+#include "../cli/solve_front_end.hpp"
+#include "../cli/solve_problem.hpp"
+#include "../cli/tables.hpp"
 #include "fast_direct_solve.hpp"
 
 #include <mpi.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
-#include <new>
+#include <functional>
 #include <iostream>
+#include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -27,17 +33,21 @@ using namespace adimg;
 using namespace adimg::cli;
 
 constexpr const char* usage =
-    "usage: mpirun -np P adimg-mpi solve --case A2 --level 9 [--backend auto --smoother adi --lines ppt --precision mixed ...]";
+    "usage: mpirun -np P adimg-mpi solve --case A2 --level 9 [--backend auto --smoother adi --lines ppt --precision mixed ...]"
+    "\n       mpirun -np P adimg-mpi solve --case A2 --level 9 --stack P   (P times the grid: weak scaling)";
 
 const Choices<DistributedLines> line_methods = {{"ppt", DistributedLines::ppt}, {"pdd", DistributedLines::pdd}};
-
-enum class Method { multigrid, fast_direct };
-const Choices<Method> methods = {{"multigrid", Method::multigrid}, {"fast-direct", Method::fast_direct}};
 
 /// A device error that every rank throws alike (only rank 0 prints it).
 struct shared_device_error : device_error {
     using device_error::device_error;
 };
+
+int world_rank() {
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    return rank;
+}
 
 /// `line` on stderr in one write, so that the lines of ranks failing together do not interleave.
 void print_error(const std::string& line) {
@@ -54,12 +64,9 @@ void abort_job(const std::string& command, int rank, const std::string& error, i
 
 /// Runs `check` on rank 0; an input_error it throws is thrown on every rank, so that all ranks
 /// stop together rather than wait for rank 0 in the next collective call.
-template <class Check>
-void on_rank_0(Check&& check) {
-    int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+void on_rank_0(const std::function<void()>& check) {
     std::string message;
-    if (rank == 0) {
+    if (world_rank() == 0) {
         try {
             check();
         } catch (const input_error& e) {
@@ -73,125 +80,206 @@ void on_rank_0(Check&& check) {
     if (length > 0) throw input_error(message);
 }
 
-/// A missing GPU on some ranks with --backend cuda, said once by rank 0 (every rank throws it,
-/// before any work): how many ranks have none, and why for the first of them if it is rank 0.
-void require_usable_gpus(const SolverOptions& options) {
-    if (options.backend != BackendKind::cuda) return;
-    int rank = 0, ranks = 1;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-    std::string why;
-    const int missing = cuda_available(&why) ? 0 : 1;  // what DistributedSolver asks of each rank
-    int missing_ranks = 0, first = 0;
-    MPI_Allreduce(&missing, &missing_ranks, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    const int candidate = missing ? rank : ranks;
-    MPI_Allreduce(&candidate, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (missing_ranks == 0) return;
-    throw shared_device_error("--backend cuda, but " + std::to_string(missing_ranks) + " of " + std::to_string(ranks) +
-                              " ranks have no usable GPU (" +
-                              (first == rank ? "rank " + std::to_string(rank) + ": " + why
-                                             : "the first is rank " + std::to_string(first)) +
-                              "); use --backend cpu, or --backend auto to run on CPU ranks when a rank has none");
-}
-
-/// The solve of one case; prints on rank 0. Returns 0 if it converged, else 1.
-int run_solve(const std::vector<std::string>& args, int rank) {
-    ProblemOptions problem_options;
-    SolverOptions options;
-    DistributedLines lines = DistributedLines::ppt;
-    Method method = Method::multigrid;
-    bool quiet = false;
-    std::string out_path;
-    po::options_description desc("solve options");
-    add_problem_options(desc, problem_options, 8);
-    desc.add_options()
-        ("lines", named_choice(lines, "lines", line_methods),
-         "the ADI y-lines across the ranks: ppt (exact), or pdd where the line matrices are diagonally dominant enough "
-         "for it to be exact in the level's precision (ppt elsewhere)")
-        ("solver", named_choice(method, "solver", methods),
-         "multigrid, or fast-direct (transforms along x, the lines along y across the ranks by PPT; a case's "
-         "separable matrix, CPU ranks)")
-        ("out", po::value(&out_path), "rank 0 writes the solution to this Matrix Market file (not if the solve fails)")
-        ("quiet,q", po::bool_switch(&quiet),
-         "rank 0 prints only the relative L2 error on stdout; a failed solve says why on stderr");
-    po::options_description solver_desc("solver options (the fields of adimg::SolverOptions)");
-    add_solver_options(solver_desc, options);
-    desc.add(solver_desc);
-    // Only rank 0 prints the help.
-    std::streambuf* const kept = std::cout.rdbuf();
-    if (rank != 0) std::cout.rdbuf(nullptr);
-    po::variables_map given_options;
-    const bool go = parse_command_line(args, desc, usage, &given_options);
-    std::cout.rdbuf(kept);
-    if (!go) return 0;
-    on_rank_0([&] { check_output_paths({out_path}); });  // before the work; rank 0 writes
-    const CaseSpec problem = resolve_case(problem_options);
-    check_level(problem_options.level, 9 * 4 + 12 * 8, "the distributed solve");
-    if (method == Method::fast_direct)
-        return solve_fast_direct(problem, problem_options.level, options, given_options, out_path, rank);
-    check_given_options(options, given_fields(given_options));  // as adimg solve checks them
-    options.coarse_level = std::min(options.coarse_level, problem_options.level);
-    require_usable_gpus(options);
-
-    DistributedSolver solver(MPI_COMM_WORLD, options, lines);
-    const double setup_start = MPI_Wtime();
-    solver.setup(problem, problem_options.level);
-    const double setup_seconds = MPI_Wtime() - setup_start;
-    const TensorMesh mesh = problem.mesh(problem_options.level);
-    const std::vector<double> load = assemble_load(mesh, PolynomialProblem{problem.x.length, problem.y.length});
-    const RowRange rows = solver.rows();
-    const std::size_t offset = static_cast<std::size_t>(rows.first) * solver.mx();
-    std::vector<double> x(static_cast<std::size_t>(rows.count) * solver.mx());
-    const SolveReport report = solver.solve(load.data() + offset, x.data());
-    const CommunicationCounts sent = solver.communication();  // the solve's, before the gather below
-    const std::vector<double> whole = solver.gather(x.data());
-    if (rank != 0) return report.ok() ? 0 : 1;
-
-    const double error = relative_l2_error(mesh, PolynomialProblem{problem.x.length, problem.y.length}, whole);
-    if (report.ok() && !out_path.empty())
-        write_matrix_market(out_path, whole,
-                            "adimg-mpi solution of " + problem.name + " at level " + std::to_string(problem_options.level));
-    if (quiet) {  // the result alone on stdout, and why a solve failed on stderr
-        std::printf("relative L2 error %.10e\n", error);
-        if (!report.ok())
-            print_error("adimg-mpi solve: status " + to_string(report.status) + ": " + with_flags(report.message));
-        return report.ok() ? 0 : 1;
+/// The solver, made on every rank. Its constructor is the collective check that every rank has
+/// the GPU that --backend cuda asks for, and throws device_error on every rank alike: that is a
+/// shared_device_error, which rank 0 alone prints. A rank that failed alone ends the job.
+std::unique_ptr<DistributedSolver> started_solver(const SolverOptions& options, DistributedLines lines) {
+    std::unique_ptr<DistributedSolver> solver;
+    std::string error;
+    try {
+        solver = std::make_unique<DistributedSolver>(MPI_COMM_WORLD, options, lines);
+    } catch (const device_error& e) {
+        error = e.what();
     }
-    std::printf("case %s, level %d (%d x %d nodes), %d ranks\n", problem.name.c_str(), problem_options.level, mesh.mx(),
-                mesh.my(), solver.ranks());
-    if (!solver.notice().empty()) std::printf("%s\n", solver.notice().c_str());
-    std::printf("backend %s; y-lines %s\n", solver.device_name().c_str(), name_of(line_methods, lines).c_str());
-    for (const LineSolveInfo& l : solver.line_solves())
-        std::printf("  level %d %s (%d x %d): y-line dominance %.4g, %d rows per rank, PDD bound %.3g: %s\n", l.level,
-                    l.single ? "float " : "double", l.mx, l.my, l.dominance, l.rows_per_rank, l.pdd_bound,
-                    l.pdd ? "PDD" : "PPT");
-    const double cycles = std::max(report.inner_cycles, 1);
-    std::printf("rank 0 sent per V-cycle: %.1f messages (%.0f bytes) to neighbours, joined %.1f collectives "
-                "(%.0f bytes)\n",
-                sent.messages / cycles, sent.message_bytes / cycles, sent.collectives / cycles,
-                sent.collective_bytes / cycles);
-    std::printf("status %s, iterations %s, relative L2 error %.10e, setup %.4f s, solve %.4f s\n",
-                to_string(report.status).c_str(), report.iterations().c_str(), error, setup_seconds,
-                report.solve_seconds);
-    if (!report.ok()) std::printf("%s\n", with_flags(report.message).c_str());
-    if (report.ok() && !out_path.empty()) std::printf("wrote the solution to %s\n", out_path.c_str());
-    return report.ok() ? 0 : 1;
+    const int failed = error.empty() ? 0 : 1;
+    int everywhere = 0;
+    MPI_Allreduce(&failed, &everywhere, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (everywhere) throw shared_device_error(error);
+    if (failed) throw device_error(error);
+    return solver;
 }
+
+/// This rank's rows of the finest grid gathered on rank 0 in rank order, which is row order: the
+/// whole solution there, to be written; nothing on the other ranks.
+std::vector<double> gather_on_rank_0(const std::vector<double>& mine) {
+    int ranks = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    const bool root = world_rank() == 0;
+    const int count = static_cast<int>(mine.size());
+    std::vector<int> counts(root ? ranks : 0), offsets(counts.size());
+    MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+    int total = 0;
+    for (std::size_t r = 0; r < counts.size(); total += counts[r++]) offsets[r] = total;
+    std::vector<double> whole(total);
+    MPI_Gatherv(mine.data(), count, MPI_DOUBLE, whole.data(), counts.data(), offsets.data(), MPI_DOUBLE, 0,
+                MPI_COMM_WORLD);
+    return whole;
+}
+
+/// adimg::DistributedSolver as the CLI's MultigridExecutor. What the report reads over all ranks
+/// (the levels' memory, the setup time, the messages) is reduced in setup() and the solves, which
+/// every rank calls, so that rank 0 alone may read it.
+class DistributedExecutor final : public MultigridExecutor {
+public:
+    DistributedExecutor(const SolverOptions& options, DistributedLines lines)
+        : solver_(started_solver(options, lines)), options_(options), lines_(lines) {}
+
+    void setup(const CaseSpec& spec, int level) override {
+        timed_setup([&] { solver_->setup(spec, level); });
+    }
+    void setup(const GridMatrix& A) override {
+        timed_setup([&] { solver_->setup(A); });
+    }
+    /// Each rank assembles its rows of the load vector and its part of the error; the solution
+    /// comes to rank 0 only if it is asked for.
+    CaseSolveReport solve_case(std::vector<double>* x, const StepCallback& on_step) override {
+        std::vector<double> mine;
+        const CaseSolveReport solved = solver_->solve_case(x ? &mine : nullptr, on_step);
+        count_messages();
+        if (x) *x = gather_on_rank_0(mine);
+        return solved;
+    }
+    /// Each rank solves its rows of b; x, gathered on every rank, is the whole solution (a
+    /// matrix's accuracy is measured on it).
+    SolveReport solve(const std::vector<double>& b, std::vector<double>& x, const StepCallback& on_step) override {
+        const RowRange rows = solver_->rows();
+        std::vector<double> mine(static_cast<std::size_t>(rows.count) * solver_->mx());
+        const SolveReport report = solver_->solve(b.data() + static_cast<std::size_t>(rows.first) * solver_->mx(),
+                                                  mine.data(), InitialGuess::zero, on_step);
+        count_messages();
+        x = solver_->gather(mine.data());
+        return report;
+    }
+
+    const SolverOptions& options() const override { return options_; }
+    std::string notice() const override { return solver_->notice(); }
+    std::string device_name() const override { return solver_->device_name(); }
+    std::vector<LevelInfo> levels() const override { return levels_; }
+    double setup_seconds() const override { return setup_seconds_; }
+    std::optional<SetupTimes> setup_times() const override { return std::nullopt; }
+
+    void print_run(std::FILE* out, const SolveReport& report) const override {
+        std::fprintf(out, "ranks %d; transport %s; y-lines %s\n", solver_->ranks(), solver_->transport().c_str(),
+                     name_of(line_methods, lines_).c_str());
+        for (const LineSolveInfo& l : solver_->line_solves())
+            std::fprintf(out, "  level %d %s (%d x %d): y-line dominance %.4g, %d rows per rank, PDD bound %.3g: %s\n",
+                         l.level, l.single ? "float " : "double", l.mx, l.my, l.dominance, l.rows_per_rank, l.pdd_bound,
+                         l.pdd ? "PDD" : "PPT");
+        const double cycles = std::max(report.inner_cycles, 1);
+        std::fprintf(out,
+                     "per V-cycle, the most a rank sent: %.1f messages (%.0f bytes) to neighbours, %.1f collectives "
+                     "(%.0f bytes)\nmemory of the fullest rank %s\n",
+                     sent_.messages / cycles, sent_.message_bytes / cycles, sent_.collectives / cycles,
+                     sent_.collective_bytes / cycles, format_bytes(static_cast<double>(fullest_rank_bytes_)).c_str());
+    }
+
+    void write_run(JsonWriter& json, const SolveReport& report) const override {
+        const double cycles = std::max(report.inner_cycles, 1);
+        json.begin_object("distributed")
+            .value("ranks", solver_->ranks())
+            .value("transport", solver_->transport())
+            .value("lines", name_of(line_methods, lines_))
+            .value("fullest_rank_bytes", fullest_rank_bytes_);
+        json.begin_object("per_cycle_most_of_a_rank")
+            .value("messages", sent_.messages / cycles)
+            .value("message_bytes", sent_.message_bytes / cycles)
+            .value("collectives", sent_.collectives / cycles)
+            .value("collective_bytes", sent_.collective_bytes / cycles)
+            .end_object();
+        json.begin_array("line_solves");
+        for (const LineSolveInfo& l : solver_->line_solves())
+            json.begin_object().value("level", l.level).value("single", l.single).value("mx", l.mx).value("my", l.my)
+                .value("dominance", l.dominance).value("rows_per_rank", l.rows_per_rank).value("pdd_bound", l.pdd_bound)
+                .value("pdd", l.pdd).end_object();
+        json.end_array().end_object();
+    }
+
+private:
+    /// The setup, timed on every rank (the slowest counts); then each level's memory summed over
+    /// the ranks, and the fullest rank's.
+    template <class Setup>
+    void timed_setup(Setup&& setup) {
+        const double start = MPI_Wtime();
+        setup();
+        const double seconds = MPI_Wtime() - start;
+        MPI_Allreduce(&seconds, &setup_seconds_, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        levels_ = solver_->levels();
+        std::vector<long long> bytes;
+        long long mine = 0;
+        for (const LevelInfo& l : levels_) mine += l.bytes, bytes.push_back(l.bytes);
+        MPI_Allreduce(MPI_IN_PLACE, bytes.data(), static_cast<int>(bytes.size()), MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+        MPI_Allreduce(&mine, &fullest_rank_bytes_, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+        for (std::size_t l = 0; l < levels_.size(); ++l) levels_[l].bytes = bytes[l];
+    }
+
+    /// The last solve's messages: of each kind, the most that a rank sent.
+    void count_messages() {
+        const CommunicationCounts c = solver_->communication();
+        long long mine[4] = {c.messages, c.message_bytes, c.collectives, c.collective_bytes}, most[4] = {};
+        MPI_Allreduce(mine, most, 4, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+        sent_ = {most[0], most[1], most[2], most[3]};
+    }
+
+    std::unique_ptr<DistributedSolver> solver_;
+    SolverOptions options_;
+    DistributedLines lines_;
+    std::vector<LevelInfo> levels_;  ///< each level's memory over all ranks
+    double setup_seconds_ = 0.0;
+    long long fullest_rank_bytes_ = 0;
+    CommunicationCounts sent_;
+};
+
+/// `adimg-mpi solve`: every rank runs the command; rank 0 prints and writes.
+class DistributedFrontEnd final : public SolveFrontEnd {
+public:
+    std::string command() const override { return "adimg-mpi solve"; }
+    std::string usage() const override { return ::usage; }
+    void add_options(po::options_description& desc) override {
+        desc.add_options()("lines", named_choice(lines_, "lines", line_methods),
+                           "the ADI y-lines across the ranks: ppt (exact), or pdd where the line matrices are "
+                           "diagonally dominant enough for it to be exact in the level's precision (ppt elsewhere)");
+    }
+    void refuse(Method method, const po::variables_map& vm) const override {
+        if (method == Method::direct)
+            throw input_error("--solver direct factors the whole matrix in one process; solve with adimg solve "
+                              "--solver direct, or use --solver multigrid or fast-direct over the ranks");
+        if (method != Method::fast_direct) return;
+        for (const char* flag : {"json", "quiet", "write-failed"})
+            if (given(vm, flag))
+                throw input_error(std::string("--") + flag + " is not taken by adimg-mpi's fast direct solve, which "
+                                  "prints a report of its own; drop --" + flag + ", or use --solver multigrid");
+    }
+    bool reports() const override { return world_rank() == 0; }
+    void check_outputs(const std::function<void()>& check) const override { on_rank_0(check); }
+    std::unique_ptr<MultigridExecutor> multigrid(const SolverOptions& options) const override {
+        return std::make_unique<DistributedExecutor>(options, lines_);
+    }
+    std::optional<int> fast_direct(const ProblemOptions& problem, const SolverOptions& options,
+                                   const po::variables_map& vm, const std::string& out_path) const override {
+        const CaseSpec spec = resolve_case(problem);
+        check_case_size(spec, problem.level, false);
+        return solve_fast_direct(spec, problem.level, options, vm, out_path, world_rank());
+    }
+
+private:
+    DistributedLines lines_ = DistributedLines::ppt;
+};
 
 }  // namespace
 
 int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
-    int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    const int rank = world_rank();
     int status = 2;
     const std::string command = argc > 1 ? argv[1] : "";
     try {
-        if (command == "solve")
-            status = run_solve(std::vector<std::string>(argv + 2, argv + argc), rank);
-        else if (rank == 0)
+        if (command == "solve") {
+            DistributedFrontEnd front;
+            status = run_solve(std::vector<std::string>(argv + 2, argv + argc), front);
+        } else if (rank == 0) {
             std::cerr << (command.empty() || command == "--help" ? "" : "adimg-mpi: unknown command '" + command + "'\n")
                       << usage << "\n";
+        }
         if (command == "--help") status = 0;
     } catch (const write_error& e) {  // rank 0's output, after the collective work
         print_error("adimg-mpi " + command + ": error: " + e.what());

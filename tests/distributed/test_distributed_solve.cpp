@@ -1,9 +1,12 @@
 // DistributedSolver on CPU ranks against the serial Solver (CPU backend): the same iteration
 // counts and the same relative L2 error, to 1e-10 (relative) at L=7 and to 1e-8 at L=8 and 9 in
-// double (the rounding of the sums' order against a smaller L2 error), on 1 to 4 ranks.
+// double (the rounding of the sums' order against a smaller L2 error), on 1 to 4 ranks; a case
+// stacked in y (weak scaling) too.
 
 #include "../boundary_problems.hpp"
 #include "solve_checks.hpp"
+
+#include <algorithm>
 
 namespace {
 
@@ -119,4 +122,15 @@ TEST_CASE("with PDD asked for, U1 solves as with PPT", "[mpi]") {
     const CaseSpec spec = builtin_case("U1");
     check_same(serial(spec, 8, with()), distributed(spec, 8, with(), Setup::levels, DistributedLines::pdd),
                Precision::mixed);
+}
+
+TEST_CASE("a case stacked once per rank (weak scaling; twice on one rank) solves as the serial solver solves it",
+          "[mpi]") {
+    int ranks = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    for (const char* name : {"U1", "A2"}) {
+        const CaseSpec spec = stacked(builtin_case(name), std::max(ranks, 2));
+        INFO(spec.name << " at L=7 (129 x " << spec.mesh(7).my() << " nodes) on " << ranks << " ranks");
+        check_same(serial(spec, 7, with()), distributed(spec, 7, with()), Precision::mixed);
+    }
 }
