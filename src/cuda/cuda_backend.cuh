@@ -83,9 +83,16 @@ public:
     }
     template <class T>
     void update_values(const TensorMesh& mesh, matrix<T>& M) {
+        assemble_rows(mesh, 0, M.my, M, 0);
+    }
+    /// Rows first_row .. first_row + rows - 1 of the mesh's stiffness matrix into M's rows from
+    /// `at` on (the whole matrix, or a rank's strip with halo rows around it).
+    template <class T>
+    void assemble_rows(const TensorMesh& mesh, int first_row, int rows, matrix<T>& M, int at) {
         const vector<double> hx = on_device(mesh.x.widths), hy = on_device(mesh.y.widths);
-        launch_("assemble_stiffness kernel", kernels::assemble_stiffness<T>, tiles(M.mx, M.my), block2d(), 0, hx.data(),
-                hy.data(), M.mx, M.my, M.values.data());
+        launch_("assemble_stiffness kernel", kernels::assemble_stiffness<T>, tiles(M.mx, rows), block2d(), 0, hx.data(),
+                hy.data(), mesh.mx(), mesh.my(), first_row, rows, M.values.size() / 9,
+                M.values.data() + static_cast<std::size_t>(at) * M.mx);
         if (M.transposed.size() == M.values.size()) lines_.transpose_bands(M);
         ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream()));  // hx and hy go out of scope
     }
@@ -126,24 +133,35 @@ public:
     /// b = the load vector of the problem on `mesh`, assembled on the device (q1_element.hpp).
     template <class T>
     void assemble_load(const TensorMesh& mesh, const PolynomialProblem& problem, vector<T>& b) {
+        assemble_load_rows(mesh, problem, 0, mesh.my(), b.data());
+    }
+    /// Rows first_row .. first_row + rows - 1 of the load vector into b_rows.
+    template <class T>
+    void assemble_load_rows(const TensorMesh& mesh, const PolynomialProblem& problem, int first_row, int rows, T* b_rows) {
         const MeshOnDevice m(*this, mesh);
-        launch_("assemble_load kernel", kernels::assemble_load<T>, tiles(mesh.mx(), mesh.my()), block2d(), 0, m.hx.data(),
-                m.hy.data(), m.dx(), m.dy(), mesh.mx(), mesh.my(), problem, b.data());
+        launch_("assemble_load kernel", kernels::assemble_load<T>, tiles(mesh.mx(), rows), block2d(), 0, m.hx.data(),
+                m.hy.data(), m.dx(), m.dy(), mesh.mx(), mesh.my(), first_row, rows, problem, b_rows);
         ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream()));  // m goes out of scope
     }
     /// The relative L2 error of the nodal values x against the problem's exact solution: a
     /// Thrust transform-reduce over the elements.
     template <class T>
     double relative_l2_error(const TensorMesh& mesh, const PolynomialProblem& problem, const vector<T>& x) {
-        const MeshOnDevice m(*this, mesh);
-        const kernels::ElementL2Parts<T> parts{m.hx.data(), m.hy.data(), m.dx(), m.dy(), mesh.mx(), mesh.x.elements(),
-                                               x.data(), problem};
-        const long long elements = static_cast<long long>(mesh.x.elements()) * mesh.y.elements();
-        const double2 sums =
-            thrust::transform_reduce(thrust::cuda::par.on(stream()), thrust::counting_iterator<long long>(0),
-                                     thrust::counting_iterator<long long>(elements), parts, make_double2(0.0, 0.0),
-                                     kernels::AddPairs{});
+        const double2 sums = l2_error_parts(mesh, problem, 0, mesh.y.elements(), x.data());
         return std::sqrt(sums.x / sums.y);
+    }
+    /// The squared L2 error and squared norm (x, y) of the elements of rows first_row ..
+    /// first_row + rows - 1, the nodal values u_rows holding the grid's rows from first_row on.
+    template <class T>
+    double2 l2_error_parts(const TensorMesh& mesh, const PolynomialProblem& problem, int first_row, int rows,
+                           const T* u_rows) {
+        const MeshOnDevice m(*this, mesh);
+        const kernels::ElementL2Parts<T> parts{m.hx.data(), m.hy.data(), m.dx(),   m.dy(), mesh.mx(), mesh.x.elements(),
+                                               u_rows,      first_row,   problem};
+        const long long elements = static_cast<long long>(mesh.x.elements()) * rows;
+        return thrust::transform_reduce(thrust::cuda::par.on(stream()), thrust::counting_iterator<long long>(0),
+                                        thrust::counting_iterator<long long>(elements), parts, make_double2(0.0, 0.0),
+                                        kernels::AddPairs{});
     }
 
     template <class T>

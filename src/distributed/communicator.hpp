@@ -50,8 +50,7 @@ public:
         MPI_Sendrecv(to_above, count, mpi_type<T>(), above(), 1, from_below, count, mpi_type<T>(), below(), 1, comm_,
                      MPI_STATUS_IGNORE);
         const int sent = (below() != MPI_PROC_NULL) + (above() != MPI_PROC_NULL);
-        counts_.messages += sent;
-        counts_.message_bytes += static_cast<long long>(sent) * count * static_cast<long long>(sizeof(T));
+        count_messages(sent, static_cast<long long>(sent) * count * static_cast<long long>(sizeof(T)));
     }
 
     /// `count` values from every rank, in rank order, into `all` (size() * count values).
@@ -77,6 +76,22 @@ public:
 
     const CommunicationCounts& counts() const { return counts_; }
     void reset_counts() { counts_ = {}; }
+    /// What another transport (nccl_transport.cuh) sent for this communicator's ranks, or a
+    /// recorded cycle when it is replayed.
+    void count_messages(int messages, long long bytes) {
+        counts_.messages += messages;
+        counts_.message_bytes += bytes;
+    }
+    void count_collective(long long bytes) {
+        ++counts_.collectives;
+        counts_.collective_bytes += bytes;
+    }
+    void count(const CommunicationCounts& more) {
+        counts_.messages += more.messages;
+        counts_.message_bytes += more.message_bytes;
+        counts_.collectives += more.collectives;
+        counts_.collective_bytes += more.collective_bytes;
+    }
 
 private:
     double reduce(double value, MPI_Op op) {
@@ -84,10 +99,6 @@ private:
         MPI_Allreduce(&value, &out, 1, MPI_DOUBLE, op, comm_);
         count_collective(sizeof(double));
         return out;
-    }
-    void count_collective(long long bytes) {
-        ++counts_.collectives;
-        counts_.collective_bytes += bytes;
     }
 
     MPI_Comm comm_;

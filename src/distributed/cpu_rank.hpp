@@ -8,14 +8,19 @@
 #include <adimg/nine_bands.hpp>
 
 #include "../cpu/cpu_backend.hpp"
+#include "../problems/node_distances.hpp"
+#include "../problems/q1_element.hpp"
 #include "communicator.hpp"
+#include "distributed_lines.hpp"
 #include "strip_formulas.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <initializer_list>
+#include <limits>
 #include <string>
+#include <utility>
 #include <tuple>
 #include <type_traits>
 #include <vector>
@@ -29,6 +34,8 @@ public:
     using vector = Local::vector<T>;
     template <class T>
     using matrix = Local::matrix<T>;
+    /// Nothing to record: a cycle waits for the neighbours' messages.
+    struct Recording {};
 
     explicit CpuRank(Communicator&) {}
 
@@ -50,6 +57,69 @@ public:
     void copy_part(const vector<T>& src, std::size_t src_offset, vector<T>& dst, std::size_t dst_offset, std::size_t n) {
         std::copy(src.begin() + src_offset, src.begin() + src_offset + n, dst.begin() + dst_offset);
     }
+    // --- setup of a strip (storage row r + 1 is grid row first_row + r) ------------------------
+    /// An mx x (rows + 2) matrix of zeros with identity rows on its halos (rows 0 and rows + 1).
+    template <class T>
+    matrix<T> strip_matrix(int mx, int rows) {
+        matrix<T> M(mx, rows + 2);
+        for (int i = 0; i < mx; ++i) {
+            M(C, static_cast<std::size_t>(i)) = T(1);
+            M(C, static_cast<std::size_t>(rows + 1) * mx + i) = T(1);
+        }
+        return M;
+    }
+    /// The strip's rows of the mesh's stiffness matrix by the Q1 row formula (q1_element.hpp).
+    template <class T>
+    void assemble_rows(const TensorMesh& mesh, int first_row, int rows, matrix<T>& M) {
+        const std::size_t n = M.rows();
+#pragma omp parallel for schedule(static) if(CpuBackend::parallel_worth(static_cast<std::size_t>(rows) * M.mx))
+        for (int r = 1; r <= rows; ++r)
+            for (int i = 0; i < M.mx; ++i) {
+                double band[9];
+                q1_stiffness_row(mesh.x.widths.data(), mesh.y.widths.data(), mesh.mx(), mesh.my(), i, first_row + r - 1, band);
+                for (int k = 0; k < 9; ++k) M.values[k * n + static_cast<std::size_t>(r) * M.mx + i] = T(band[k]);
+            }
+    }
+    /// The strip's rows of the problem's load vector.
+    template <class T>
+    void assemble_load_rows(const TensorMesh& mesh, const PolynomialProblem& problem, int first_row, int rows,
+                            vector<T>& b) {
+        const NodeDistances dx(mesh.x), dy(mesh.y);
+        const int mx = mesh.mx();
+        auto f = [&](double x, double xr, double y, double yr) { return problem.f(x, xr, y, yr); };
+#pragma omp parallel for schedule(static) if(CpuBackend::parallel_worth(static_cast<std::size_t>(rows) * mx))
+        for (int r = 0; r < rows; ++r)
+            for (int i = 0; i < mx; ++i)
+                b[static_cast<std::size_t>(r + 1) * mx + i] = T(q1_load(mesh.x.widths.data(), mesh.y.widths.data(),
+                                                                        dx.view(), dy.view(), mx, mesh.my(), i, first_row + r, f));
+    }
+    /// The squared L2 error and squared norm of the elements of rows first_row .. first_row +
+    /// rows - 1 (q1_error_parts), u a strip whose halo above is current.
+    template <class T>
+    std::pair<double, double> l2_error_parts(const TensorMesh& mesh, const PolynomialProblem& problem, int first_row,
+                                             int rows, const vector<T>& u) {
+        const NodeDistances dx(mesh.x), dy(mesh.y);
+        double error = 0.0, norm = 0.0;
+#pragma omp parallel for schedule(static) reduction(+ : error, norm) if(CpuBackend::parallel_worth(static_cast<std::size_t>(rows) * mesh.mx()))
+        for (int ej = first_row; ej < first_row + rows; ++ej)
+            for (int ei = 0; ei < mesh.x.elements(); ++ei) {
+                const L2Parts parts = q1_error_parts(mesh.x.widths.data(), mesh.y.widths.data(), dx.view(), dy.view(),
+                                                     mesh.mx(), ei, ej, u.data() + mesh.mx(), problem, first_row);
+                error += parts.error;
+                norm += parts.norm;
+            }
+        return {error, norm};
+    }
+    /// min over the strip's owned rows of y_line_row_dominance<T> (coupling_formulas.hpp).
+    template <class T, class S>
+    double y_line_dominance(const matrix<S>& A) {
+        const BandsView<S> Av = view(A);
+        double dominance = std::numeric_limits<double>::infinity();
+        for (std::size_t p = static_cast<std::size_t>(A.mx); p < static_cast<std::size_t>(A.my - 1) * A.mx; ++p)
+            dominance = std::min(dominance, y_line_row_dominance<T>(Av, p));
+        return dominance;
+    }
+
     /// A matrix's values on the host (setup only): the matrix itself.
     template <class T>
     const NineBands<T>& host_bands(const matrix<T>& M) {
@@ -58,6 +128,11 @@ public:
     /// *where = value, where in the backend's memory (a PCG scalar).
     void set_scalar(double* where, double value) { *where = value; }
 
+    template <class Body>
+    void replay(Recording&, Body&& body) {
+        body();
+    }
+
     /// The halo rows of a strip of `rows` rows of mx values from the neighbouring ranks.
     template <class T>
     void exchange_rows(Communicator& comm, vector<T>& storage, int mx, int rows) {
@@ -65,6 +140,16 @@ public:
     }
 
     // --- sums over the n owned entries from `offset` on, in double ---------------------------
+    /// x·y over the owned entries of every rank.
+    template <class T>
+    double sum_dot(Communicator& comm, const vector<T>& x, const vector<T>& y, std::size_t offset, std::size_t n) {
+        return comm.sum(owned_dot(x, y, offset, n));
+    }
+    template <class T>
+    void sum_dot(Communicator& comm, const vector<T>& x, const vector<T>& y, std::size_t offset, std::size_t n,
+                 double* out) {
+        *out = sum_dot(comm, x, y, offset, n);
+    }
     template <class T>
     double owned_dot(const vector<T>& x, const vector<T>& y, std::size_t offset, std::size_t n) {
         const T* a = x.data() + offset;
@@ -129,7 +214,29 @@ public:
         }
     }
 
-    // --- the rank's part of the y-lines (distributed_lines.hpp, strip_formulas.hpp) -----------
+    // --- the y-lines across the ranks (distributed_lines.hpp, strip_formulas.hpp) -------------
+    /// One damped half-step of the y-lines: this rank's parts reduced to their coupling
+    /// equations, those solved across the ranks (PPT or PDD), the parts filled in. x_in's halos
+    /// must be current.
+    template <class T>
+    void y_lines(Communicator& comm, const matrix<T>& A, const vector<T>& b, const vector<T>& x_in, vector<T>& x_out,
+                 T omega, bool pdd) {
+        CouplingWork<T>& w = std::get<CouplingWork<T>>(couplings_);
+        w.ends.resize(static_cast<std::size_t>(y_line_end_words) * A.mx);
+        y_lines_reduce(A, b, x_in, w.ends.data());
+        solve_couplings(comm, A.mx, pdd, w);
+        y_lines_finish(A.mx, A.my - 2, w.solved.data(), x_in, x_out, omega);
+    }
+    /// The whole level of a strip into `whole` on every rank: rank r's owned values, n from
+    /// `offset` on in its strip, go to whole[offsets[r] ..).
+    template <class T>
+    void gather_level(Communicator& comm, const vector<T>& strip, std::size_t offset, std::size_t /*n*/,
+                      const std::vector<std::size_t>& offsets, vector<T>& whole) {
+        std::vector<int> counts(comm.size());
+        for (int r = 0; r < comm.size(); ++r) counts[r] = static_cast<int>(offsets[r + 1] - offsets[r]);
+        comm.allgatherv(strip.data() + offset, counts, whole.data());
+    }
+
     /// Every y-line's part on the strip's m owned rows reduced to its two coupling equations,
     /// into `ends` (host, y_line_end_words per line); the reduced parts are kept for
     /// y_lines_finish. One chunk per part: the parallelism is across the lines. x_in's halos
@@ -169,7 +276,8 @@ public:
     }
 
     std::size_t workspace_bytes() const {
-        return std::get<0>(parts_).bytes() + std::get<1>(parts_).bytes();
+        return std::get<0>(parts_).bytes() + std::get<1>(parts_).bytes() + std::get<0>(couplings_).bytes() +
+               std::get<1>(couplings_).bytes();
     }
 
 private:
@@ -192,6 +300,7 @@ private:
 
     CpuBackend cpu_;
     std::tuple<LineParts<float>, LineParts<double>> parts_;
+    std::tuple<CouplingWork<float>, CouplingWork<double>> couplings_;
 };
 
 }  // namespace adimg

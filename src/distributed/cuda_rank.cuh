@@ -3,10 +3,13 @@
 // node-local rank modulo the devices; ranks may share one): the CUDA backend for what it computes
 // on a whole strip, and kernels for what the distributed backend needs besides (strip_kernels.cuh:
 // the grid transfers with the strip's row offset, the rank's part of the y-lines in chunks of a
-// thread each; the CUDA backend's own kernels for a Gauss–Seidel colour and the sums over the
-// owned entries). What crosses ranks crosses on the host: halo rows staged through pinned host
-// memory, or passed from device memory where the MPI library is CUDA-aware (cuda_aware_mpi.hpp);
-// sums and the y-lines' coupling equations as host values. The CPU ranks do the same on the host (cpu_rank.hpp).
+// thread each, the coupling equations of the lines; the CUDA backend's own kernels for a
+// Gauss–Seidel colour and the sums over the owned entries). What crosses ranks goes by NCCL from
+// and into device memory on the rank's stream (nccl_transport.cuh), so that nothing in a V-cycle
+// waits for the host and the cycle is recorded as a CUDA graph; where NCCL cannot start, by MPI:
+// halo rows staged through pinned host memory or passed from device memory where the MPI library
+// is CUDA-aware (cuda_aware_mpi.hpp), sums and the coupling equations as host values (as the CPU
+// ranks do, cpu_rank.hpp). transport() says which.
 
 #include <adimg/error.hpp>
 #include <adimg/nine_bands.hpp>
@@ -14,14 +17,27 @@
 
 #include "../cuda/cuda_backend.cuh"
 #include "communicator.hpp"
+#include "coupling_kernels.cuh"
 #include "cuda_aware_mpi.hpp"
+#include "distributed_lines.hpp"
+#include "nccl_transport.cuh"
 #include "strip_kernels.cuh"
 
 #include <mpi.h>
 
+#include <thrust/execution_policy.h>
+#include <thrust/fill.h>
+#include <thrust/functional.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/transform_reduce.h>
+
 #include <algorithm>
 #include <cstddef>
+#include <limits>
+#include <utility>
 #include <initializer_list>
+#include <map>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -35,19 +51,44 @@ public:
     using vector = DeviceVector<T>;
     template <class T>
     using matrix = DeviceBands<T>;
+    /// A V-cycle recorded as a CUDA graph where nothing in it waits for the host (NCCL).
+    using Recording = GraphRecording;
 
     /// Selects this rank's device (collective over the communicator) before the CUDA backend
-    /// makes its stream there; throws device_error if the rank sees no device.
+    /// makes its stream there, then starts NCCL (collective); throws device_error if the rank
+    /// sees no device.
     explicit CudaRank(Communicator& comm)
-        : device_(select_device(comm.comm())), cuda_aware_(mpi_cuda_aware()), partial_(partial_count), result_(1) {}
+        : device_(select_device(comm.comm())),
+          ranks_(comm.size()),
+          cuda_aware_(mpi_cuda_aware()),
+          partial_(partial_count),
+          result_(1) {
+        if (comm.size() <= coupling_kernels::max_ppt_ranks)
+            nccl_ = NcclTransport::open(comm, &no_nccl_);
+        else
+            no_nccl_ = "the device solves the coupling equations of at most " +
+                       std::to_string(coupling_kernels::max_ppt_ranks) + " ranks";
+    }
 
     Local& local() { return cuda_; }
     std::string name() const { return cuda_.name() + ", device " + std::to_string(device_); }
     std::string transport() const {
-        return cuda_aware_ ? "MPI, device memory (CUDA-aware)" : "MPI, staged through pinned host memory";
+        if (nccl_) return "NCCL " + std::to_string(NCCL_MAJOR) + "." + std::to_string(NCCL_MINOR) + ", device memory";
+        return std::string(cuda_aware_ ? "MPI, device memory (CUDA-aware)" : "MPI, staged through pinned host memory") +
+               " (no NCCL: " + no_nccl_ + ")";
     }
-    /// Whether halo rows go to MPI from device memory (the MPI library is CUDA-aware).
-    bool device_to_device() const { return cuda_aware_; }
+    /// Whether halo rows go from device memory (NCCL, or a CUDA-aware MPI library).
+    bool device_to_device() const { return nccl_ || cuda_aware_; }
+
+    /// body() recorded as a CUDA graph (the CUDA backend's recording) where the transport is
+    /// NCCL; run directly where MPI makes the host wait inside it.
+    template <class Body>
+    void replay(Recording& recording, Body&& body) {
+        if (nccl_)
+            cuda_.replay(recording, std::forward<Body>(body));
+        else
+            body();
+    }
 
     // --- between host arrays of doubles and part of a vector --------------------------------
     template <class T>
@@ -70,6 +111,45 @@ public:
         ADIMG_CUDA_CHECK(cudaMemcpyAsync(dst.data() + dst_offset, src.data() + src_offset, n * sizeof(T),
                                          cudaMemcpyDeviceToDevice, stream()));
     }
+    // --- setup of a strip on the device (storage row r + 1 is grid row first_row + r) ----------
+    /// An mx x (rows + 2) matrix of zeros with identity rows on its halos (rows 0 and rows + 1).
+    template <class T>
+    matrix<T> strip_matrix(int mx, int rows) {
+        matrix<T> M{mx, rows + 2, vector<T>(9 * static_cast<std::size_t>(mx) * (rows + 2)), {}, {}};
+        T* const centre = M.values.data() + static_cast<std::size_t>(C) * (M.values.size() / 9);
+        for (T* halo : {centre, centre + static_cast<std::size_t>(rows + 1) * mx})
+            thrust::fill(thrust::cuda::par.on(stream()), halo, halo + mx, T(1));
+        return M;
+    }
+    /// The strip's rows of the mesh's stiffness matrix, assembled on the device.
+    template <class T>
+    void assemble_rows(const TensorMesh& mesh, int first_row, int rows, matrix<T>& M) {
+        cuda_.assemble_rows(mesh, first_row, rows, M, 1);
+    }
+    /// The strip's rows of the problem's load vector, assembled on the device.
+    template <class T>
+    void assemble_load_rows(const TensorMesh& mesh, const PolynomialProblem& problem, int first_row, int rows,
+                            vector<T>& b) {
+        cuda_.assemble_load_rows(mesh, problem, first_row, rows, b.data() + mesh.mx());
+    }
+    /// The squared L2 error and squared norm of the elements of rows first_row .. first_row +
+    /// rows - 1, u a strip whose halo above is current.
+    template <class T>
+    std::pair<double, double> l2_error_parts(const TensorMesh& mesh, const PolynomialProblem& problem, int first_row,
+                                             int rows, const vector<T>& u) {
+        const double2 parts = cuda_.l2_error_parts(mesh, problem, first_row, rows, u.data() + mesh.mx());
+        return {parts.x, parts.y};
+    }
+    /// min over the strip's owned rows of y_line_row_dominance<T> (coupling_formulas.hpp).
+    template <class T, class S>
+    double y_line_dominance(const matrix<S>& A) {
+        const std::size_t first = static_cast<std::size_t>(A.mx), last = static_cast<std::size_t>(A.my - 1) * A.mx;
+        return thrust::transform_reduce(thrust::cuda::par.on(stream()), thrust::counting_iterator<std::size_t>(first),
+                                        thrust::counting_iterator<std::size_t>(last),
+                                        coupling_kernels::RowDominance<T, S>{A.view()},
+                                        std::numeric_limits<double>::infinity(), thrust::minimum<double>());
+    }
+
     /// A matrix's values on the host (setup only).
     template <class T>
     NineBands<T> host_bands(const matrix<T>& M) {
@@ -94,6 +174,10 @@ public:
     template <class T>
     void exchange_rows(Communicator& comm, vector<T>& storage, int mx, int rows) {
         if (comm.below() == MPI_PROC_NULL && comm.above() == MPI_PROC_NULL) return;  // one rank
+        if (nccl_) {
+            nccl_->exchange_rows(storage.data(), mx, rows, stream());
+            return;
+        }
         ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream()));
         if (cuda_aware_) {
             comm.exchange_rows(storage.data(), mx, rows);
@@ -122,14 +206,33 @@ public:
 
     // --- sums over the n owned entries from `offset` on, in double (the CUDA backend's
     // deterministic reductions, on the owned part of the strip) ----------------------------------
+    /// x·y over the owned entries of every rank, returned to the host.
     template <class T>
-    double owned_dot(const vector<T>& x, const vector<T>& y, std::size_t offset, std::size_t n) {
+    double sum_dot(Communicator& comm, const vector<T>& x, const vector<T>& y, std::size_t offset, std::size_t n) {
+        if (nccl_) {
+            sum_dot(comm, x, y, offset, n, result_.data());
+            return read_result();
+        }
+        owned_dot(x, y, offset, n, result_.data());
+        return comm.sum(read_result());
+    }
+    /// *out = x·y over every rank, out in device memory; with NCCL without waiting for the host.
+    template <class T>
+    void sum_dot(Communicator& comm, const vector<T>& x, const vector<T>& y, std::size_t offset, std::size_t n,
+                 double* out) {
+        if (!nccl_) {
+            set_scalar(out, sum_dot(comm, x, y, offset, n));
+            return;
+        }
+        owned_dot(x, y, offset, n, out);
+        nccl_->sum(out, 1, stream());
+    }
+    template <class T>
+    void owned_dot(const vector<T>& x, const vector<T>& y, std::size_t offset, std::size_t n, double* out) {
         const int count = std::min(partial_count, blocks(n));
         launch("dot_partial kernel", kernels::dot_partial<T>, count, kernels::reduce_threads, 0, x.data() + offset,
                y.data() + offset, n, partial_.data());
-        launch("dot_final kernel", kernels::dot_final, 1, 1024, 0, static_cast<const double*>(partial_.data()), count,
-               result_.data());
-        return read_result();
+        launch("dot_final kernel", kernels::dot_final, 1, 1024, 0, static_cast<const double*>(partial_.data()), count, out);
     }
     template <class T>
     double owned_max_abs(const vector<T>& x, std::size_t offset, std::size_t n) {
@@ -173,12 +276,16 @@ public:
                coarse.data(), coarse_first, tx.data(), ty.data(), fine.data(), mx_fine, my_fine, fine_first, fine_rows);
     }
 
-    // --- the rank's part of the y-lines (distributed_lines.hpp, strip_formulas.hpp) -----------
-    /// The strip's equations (one thread per node), each line's part cut into chunks of about
-    /// rows_per_chunk rows (one thread each) and its reduced equations (one thread per line), the
-    /// coupling equations copied to `ends` on the host.
+    // --- the y-lines across the ranks (distributed_lines.hpp, strip_formulas.hpp) -------------
+    /// One damped half-step of the y-lines of a strip of m owned rows: the strip's equations (one
+    /// thread per node), each line's part cut into chunks of about rows_per_chunk rows (one thread
+    /// each) and its reduced equations (one thread per line) down to the part's two coupling
+    /// equations; those solved across the ranks by PPT or PDD (on the device with NCCL, else on
+    /// the host); then each line's reduced equations and each chunk filled in, relaxed into
+    /// x_out's owned rows. x_in's halos must be current.
     template <class T>
-    void y_lines_reduce(const matrix<T>& A, const vector<T>& b, const vector<T>& x_in, T* ends) {
+    void y_lines(Communicator& comm, const matrix<T>& A, const vector<T>& b, const vector<T>& x_in, vector<T>& x_out,
+                 T omega, bool pdd) {
         const int mx = A.mx, m = A.my - 2, chunks = chunks_of(m);
         LineParts<T>& w = parts<T>(mx, m, chunks);
         launch("y_line_equations kernel", strip_kernels::y_line_equations<T>, tiles(mx, m), block2d(), 0, A.view(),
@@ -188,19 +295,10 @@ public:
                mx, m, chunks);
         launch("y_line_reduce kernel", strip_kernels::y_line_reduce<T>, line_blocks(mx), strip_kernels::line_threads, 0,
                w.ra.data(), w.rc.data(), w.rv.data(), mx, chunks, w.ends.data());
-        ADIMG_CUDA_CHECK(cudaMemcpyAsync(ends, w.ends.data(), w.ends.size() * sizeof(T), cudaMemcpyDeviceToHost, stream()));
-        ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream()));
-    }
-    /// The solved ends (host: first and last of line i at 2 i, 2 i + 1) to the device (a copy
-    /// from pageable memory: staged before the call returns), each line's reduced equations
-    /// filled in (one thread per line), then each chunk, relaxed into x_out's owned rows (one
-    /// thread per chunk).
-    template <class T>
-    void y_lines_finish(int mx, int m, const T* solved, const vector<T>& x_in, vector<T>& x_out, T omega) {
-        const int chunks = chunks_of(m);
-        LineParts<T>& w = parts<T>(mx, m, chunks);
-        ADIMG_CUDA_CHECK(
-            cudaMemcpyAsync(w.solved.data(), solved, w.solved.size() * sizeof(T), cudaMemcpyHostToDevice, stream()));
+        if (nccl_)
+            solve_couplings_on_device(comm, mx, pdd, w);
+        else
+            solve_couplings_on_host(comm, mx, pdd, w);
         launch("y_line_fill kernel", strip_kernels::y_line_fill<T>, line_blocks(mx), strip_kernels::line_threads, 0,
                static_cast<const T*>(w.ra.data()), static_cast<const T*>(w.rc.data()), w.rv.data(), mx, chunks,
                static_cast<const T*>(w.solved.data()));
@@ -209,9 +307,30 @@ public:
                w.v.data(), static_cast<const T*>(w.rv.data()), mx, m, chunks, x_in.data(), x_out.data(), omega);
     }
 
+    /// The whole level of a strip into `whole` (its nodes, in T) on every rank: rank r's owned
+    /// values, n from `offset` on in its strip's storage, go to whole[offsets[r] ..).
+    template <class T>
+    void gather_level(Communicator& comm, const vector<T>& strip, std::size_t offset, std::size_t n,
+                      const std::vector<std::size_t>& offsets, vector<T>& whole) {
+        if (nccl_) {
+            copy_part(strip, offset, whole, offsets[comm.rank()], n);
+            nccl_->all_gather_in_place(whole.data(), offsets, stream());
+            return;
+        }
+        std::vector<double> mine(n), all(whole.size());
+        to_host(strip, offset, n, mine.data());
+        std::vector<int> counts(comm.size());
+        for (int r = 0; r < comm.size(); ++r) counts[r] = static_cast<int>(offsets[r + 1] - offsets[r]);
+        comm.allgatherv(mine.data(), counts, all.data());
+        from_host(all.data(), all.size(), whole, 0);
+    }
+
     std::size_t workspace_bytes() const {
-        return std::get<0>(parts_).bytes() + std::get<1>(parts_).bytes() + stage_.size() * sizeof(double) +
-               (partial_.size() + result_.size()) * sizeof(double);
+        std::size_t bytes = stage_.size() * sizeof(double) + (partial_.size() + result_.size()) * sizeof(double) +
+                            std::get<0>(host_couplings_).bytes() + std::get<1>(host_couplings_).bytes();
+        for (const auto& [shape, w] : std::get<0>(parts_)) bytes += w.bytes();
+        for (const auto& [shape, w] : std::get<1>(parts_)) bytes += w.bytes();
+        return bytes;
     }
 
 private:
@@ -235,28 +354,63 @@ private:
     static int chunks_of(int m) { return std::clamp(m / rows_per_chunk, 1, max_chunks); }
     static constexpr int rows_per_chunk = 16, max_chunks = 64;
 
-    /// A strip's y-line equations (a, c, v at r * mx + i), their reduced equations (ra, rc, rv,
-    /// 2 chunks per line), the coupling equations and the solved ends on the device, kept at the
-    /// size of the last sweep.
+    /// A level's y-line equations (a, c, v at r * mx + i), their reduced equations (ra, rc, rv,
+    /// 2 chunks per line), the coupling equations (this rank's `ends`; every rank's in `all`, or
+    /// the neighbours' in `below` and `above`) and the solved ends on the device. One set a level,
+    /// kept for the solver's life: a recorded cycle reads the same buffers every time.
     template <class T>
     struct LineParts {
-        DeviceVector<T> a, c, v, ra, rc, rv, ends, solved;
+        DeviceVector<T> a, c, v, ra, rc, rv, ends, all, below, above, solved;
         std::size_t bytes() const {
-            return (a.size() + c.size() + v.size() + ra.size() + rc.size() + rv.size() + ends.size() + solved.size()) *
-                   sizeof(T);
+            std::size_t n = 0;
+            for (const DeviceVector<T>* part : {&a, &c, &v, &ra, &rc, &rv, &ends, &all, &below, &above, &solved})
+                n += part->size();
+            return n * sizeof(T);
         }
     };
     template <class T>
     LineParts<T>& parts(int mx, int m, int chunks) {
-        LineParts<T>& w = std::get<LineParts<T>>(parts_);
-        auto sized = [](DeviceVector<T>& part, std::size_t n) {
-            if (part.size() != n) part = DeviceVector<T>(n);
-        };
-        for (DeviceVector<T>* part : {&w.a, &w.c, &w.v}) sized(*part, static_cast<std::size_t>(m) * mx);
-        for (DeviceVector<T>* part : {&w.ra, &w.rc, &w.rv}) sized(*part, 2 * static_cast<std::size_t>(chunks) * mx);
-        sized(w.ends, static_cast<std::size_t>(y_line_end_words) * mx);
-        sized(w.solved, 2 * static_cast<std::size_t>(mx));
+        LineParts<T>& w = std::get<std::map<std::pair<int, int>, LineParts<T>>>(parts_)[{mx, m}];
+        if (w.a.size() == 0) {
+            const std::size_t lines = static_cast<std::size_t>(mx), ends = y_line_end_words * lines;
+            for (DeviceVector<T>* part : {&w.a, &w.c, &w.v}) *part = DeviceVector<T>(static_cast<std::size_t>(m) * lines);
+            for (DeviceVector<T>* part : {&w.ra, &w.rc, &w.rv}) *part = DeviceVector<T>(2 * static_cast<std::size_t>(chunks) * lines);
+            for (DeviceVector<T>* part : {&w.ends, &w.below, &w.above}) *part = DeviceVector<T>(ends);
+            w.all = DeviceVector<T>(ends * ranks_);
+            w.solved = DeviceVector<T>(2 * lines);
+        }
         return w;
+    }
+    /// PPT: one all-gather of every rank's coupling equations and a thread a line solving them;
+    /// PDD: the neighbours' coupling equations and a thread a line solving its 2 x 2 systems.
+    template <class T>
+    void solve_couplings_on_device(Communicator& comm, int mx, bool pdd, LineParts<T>& w) {
+        const std::size_t words = static_cast<std::size_t>(y_line_end_words) * mx;
+        if (!pdd) {
+            nccl_->all_gather(w.ends.data(), w.all.data(), words, stream());
+            launch("ppt_couplings kernel", coupling_kernels::ppt_couplings<T>, line_blocks(mx),
+                   strip_kernels::line_threads, 0, static_cast<const T*>(w.all.data()), mx, comm.size(), comm.rank(),
+                   w.solved.data());
+            return;
+        }
+        nccl_->neighbour_exchange(w.ends.data(), w.above.data(), w.ends.data(), w.below.data(), words, stream());
+        const T* below = comm.below() != MPI_PROC_NULL ? w.below.data() : nullptr;
+        const T* above = comm.above() != MPI_PROC_NULL ? w.above.data() : nullptr;
+        launch("pdd_couplings kernel", coupling_kernels::pdd_couplings<T>, line_blocks(mx), strip_kernels::line_threads,
+               0, static_cast<const T*>(w.ends.data()), below, above, mx, w.solved.data());
+    }
+    /// The coupling equations to the host, solved there with MPI (distributed_lines.hpp), and the
+    /// solved ends back.
+    template <class T>
+    void solve_couplings_on_host(Communicator& comm, int mx, bool pdd, LineParts<T>& w) {
+        CouplingWork<T>& host = std::get<CouplingWork<T>>(host_couplings_);
+        host.ends.resize(w.ends.size());
+        ADIMG_CUDA_CHECK(cudaMemcpyAsync(host.ends.data(), w.ends.data(), w.ends.size() * sizeof(T), cudaMemcpyDeviceToHost, stream()));
+        ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream()));
+        solve_couplings(comm, mx, pdd, host);
+        // From pageable memory: staged before the call returns.
+        ADIMG_CUDA_CHECK(cudaMemcpyAsync(w.solved.data(), host.solved.data(), w.solved.size() * sizeof(T),
+                                         cudaMemcpyHostToDevice, stream()));
     }
     /// A device buffer of at least n doubles for the conversions of from_host and to_host.
     double* staging(std::size_t n) {
@@ -285,12 +439,16 @@ private:
 
     static constexpr int partial_count = 1024;
     const int device_;
+    const int ranks_;
     const bool cuda_aware_;
     CudaBackend cuda_;
     DeviceVector<double> partial_, result_, stage_;
     pinned_vector<double> scalar_;
     std::tuple<pinned_vector<float>, pinned_vector<double>> halo_stage_;
-    std::tuple<LineParts<float>, LineParts<double>> parts_;
+    std::tuple<std::map<std::pair<int, int>, LineParts<float>>, std::map<std::pair<int, int>, LineParts<double>>> parts_;
+    std::tuple<CouplingWork<float>, CouplingWork<double>> host_couplings_;  ///< MPI's coupling solve
+    std::unique_ptr<NcclTransport> nccl_;
+    std::string no_nccl_;  ///< why NCCL did not start, where it did not
 };
 
 }  // namespace adimg

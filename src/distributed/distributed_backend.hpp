@@ -3,14 +3,16 @@
 // a rank's strips of every level (strip_storage.hpp), so that Engine<DistributedBackend<Rank>>
 // runs the V-cycle, the refinement loop and its stop criterion of src/solver unchanged. It is
 // written once over the rank-local executor `Rank`: CpuRank (cpu_rank.hpp, the strips in host
-// memory) or CudaRank (cuda_rank.cuh, the strips on the rank's GPU). Each stencil operation
-// refreshes the halo rows it reads from the neighbouring ranks and then runs the rank-local
-// backend's operation on the strip (whose halo rows are identity rows of the matrix); dot
-// products and norms add the ranks' sums in double on the host; the y-lines of ADI, which cross
-// the ranks, are solved by the partition method, each rank's part by the rank-local executor and
-// the coupling equations on the host (distributed_lines.hpp); the coarsest grid is solved on
-// every rank from its whole right-hand side, gathered. Setup (assembly of a strip, the Galerkin
-// products, the line classification) works on host bands and hands them to the rank.
+// memory, messages by MPI) or CudaRank (cuda_rank.cuh, the strips on the rank's GPU, messages by
+// NCCL in device memory). Each stencil operation refreshes the halo rows it reads from the
+// neighbouring ranks and then runs the rank-local backend's operation on the strip (whose halo
+// rows are identity rows of the matrix); dot products and norms add the ranks' sums in double;
+// the y-lines of ADI, which cross the ranks, are solved by the partition method, each rank's
+// part by the rank-local executor and the coupling equations by every rank
+// (distributed_lines.hpp); the coarsest grid is solved on every rank from its whole right-hand
+// side, gathered. A cycle is recorded where the rank can (GPU ranks on NCCL: a CUDA graph).
+// Setup (assembly of a strip, the Galerkin products, the line classification) works on host
+// bands and hands them to the rank.
 
 #include <adimg/distributed.hpp>
 #include <adimg/nine_bands.hpp>
@@ -110,29 +112,23 @@ public:
         for (int k = 0; k < 9; ++k)
             for (std::size_t q = 0; q < M.owned_values(); ++q)
                 strip(k, q + M.mx) = A(k, static_cast<std::size_t>(M.first_row) * M.mx + q);
-        set_strip(strip, M);
+        local().update_values(strip, M.local);
+        classify_lines<T>(M.local, M);
     }
-    /// The owned rows by the Q1 row formula (q1_element.hpp), the bits of assemble_stiffness().
+    /// The owned rows by the Q1 row formula (q1_element.hpp), the bits of assemble_stiffness(),
+    /// assembled where the rank computes.
     template <class T>
     void update_values(const TensorMesh& mesh, matrix<T>& M) {
         check_grid(mesh.mx(), mesh.my(), M);
-        NineBands<double> strip = host_strip(M);
-        const std::size_t n = strip.rows();
-#pragma omp parallel for schedule(static) if(CpuBackend::parallel_worth(M.owned_values()))
-        for (int r = 1; r <= M.rows; ++r)
-            for (int i = 0; i < M.mx; ++i) {
-                double band[9];
-                q1_stiffness_row(mesh.x.widths.data(), mesh.y.widths.data(), M.mx, M.my, i, M.first_row + r - 1, band);
-                for (int k = 0; k < 9; ++k) strip.values[k * n + static_cast<std::size_t>(r) * M.mx + i] = band[k];
-            }
-        set_strip(strip, M);
+        rank_.assemble_rows(mesh, M.first_row, M.rows, M.local);
+        classify_lines<T>(M.local, M);
     }
     /// A strip in precision T from the double strip (the rank-local backend's conversion).
     template <class T>
     void update_values(const matrix<double>& A, matrix<T>& M) {
         check_grid(A.mx, A.my, M);
         local().update_values(A.local, M.local);
-        classify_lines<T>(host_double(A), M);
+        classify_lines<T>(A.local, M);
     }
 
     /// n values of this rank's rows (or the whole array) from host memory into v.
@@ -172,9 +168,7 @@ public:
     static std::size_t bytes(const matrix<T>& A) {
         return Local::bytes(A.local);
     }
-    std::size_t workspace_bytes() const {
-        return rank_.workspace_bytes() + std::get<0>(couplings_).bytes() + std::get<1>(couplings_).bytes();
-    }
+    std::size_t workspace_bytes() const { return rank_.workspace_bytes(); }
 
     // --- a user's matrix and the built-in problems (engine.hpp) ----------------------------
     /// coarse = R fine P: formed on every rank from the gathered fine matrix (setup only).
@@ -184,16 +178,19 @@ public:
         download(fine, whole);
         update_values(adimg::galerkin_coarse(whole, whole_array(split_x), whole_array(split_y)), coarse);
     }
-    /// b = this rank's rows of the problem's load vector.
+    /// b = this rank's rows of the problem's load vector, assembled where the rank computes.
     template <class T>
     void assemble_load(const TensorMesh& mesh, const PolynomialProblem& problem, vector<T>& b) {
-        const std::vector<double> load = adimg::assemble_load(mesh, problem);
-        upload(load.data() + static_cast<std::size_t>(b.first_row) * b.mx, b.size(), b);
+        rank_.assemble_load_rows(mesh, problem, b.first_row, b.rows, b.storage);
     }
-    /// The relative L2 error of the nodal values, gathered from every rank.
+    /// The relative L2 error of the nodal values: each rank's elements (those whose lower row it
+    /// owns, reading the row above from its halo), the sums added over the ranks.
     template <class T>
     double relative_l2_error(const TensorMesh& mesh, const PolynomialProblem& problem, const vector<T>& x) {
-        return adimg::relative_l2_error(mesh, problem, gather(x));
+        refresh_halos(x);
+        const int rows = std::min(x.rows, mesh.y.elements() - x.first_row);
+        const auto [error, norm] = rank_.l2_error_parts(mesh, problem, x.first_row, rows, x.storage);
+        return std::sqrt(comm().sum(error) / comm().sum(norm));
     }
 
     // --- stencil operations -----------------------------------------------------------------
@@ -244,11 +241,7 @@ public:
     template <class T>
     void y_line_relax(const matrix<T>& A, const vector<T>& b, const vector<T>& x_in, vector<T>& x_out, T omega, bool pdd) {
         refresh_halos(x_in);
-        CouplingWork<T>& w = std::get<CouplingWork<T>>(couplings_);
-        w.ends.resize(static_cast<std::size_t>(y_line_end_words) * A.mx);
-        rank_.y_lines_reduce(A.local, b.storage, x_in.storage, w.ends.data());
-        solve_couplings(comm(), A.mx, pdd, w);
-        rank_.y_lines_finish(A.mx, A.rows, w.solved.data(), x_in.storage, x_out.storage, omega);
+        rank_.y_lines(comm(), A.local, b.storage, x_in.storage, x_out.storage, omega, pdd);
     }
 
     // --- grid transfer ----------------------------------------------------------------------
@@ -306,13 +299,15 @@ public:
     void update_direct_solve(const NineBands<double>& A, DirectSolve& s) { local().update_direct_solve(A, s.local); }
     template <class T>
     void direct_solve(const DirectSolve& s, const vector<T>& b, vector<T>& x) {
-        const std::vector<double> whole = gather(b);
+        const StripLevel& level = layout().level(b.level);
         WholeLevel<T>& w = std::get<WholeLevel<T>>(coarsest_);
-        if (w.b.size() != whole.size()) {
-            w.b = local().template make_vector<T>(whole.size());
-            w.x = local().template make_vector<T>(whole.size());
+        if (w.b.size() != level.nodes()) {
+            w.b = local().template make_vector<T>(level.nodes());
+            w.x = local().template make_vector<T>(level.nodes());
+            w.offsets.resize(comm().size() + 1);
+            for (int r = 0; r <= comm().size(); ++r) w.offsets[r] = static_cast<std::size_t>(level.first[r]) * level.mx;
         }
-        local().upload(whole.data(), whole.size(), w.b);
+        rank_.gather_level(comm(), b.storage, b.offset(), b.size(), w.offsets, w.b);
         local().direct_solve(s.local, w.b, w.x);
         rank_.copy_part(w.x, static_cast<std::size_t>(x.first_row) * x.mx, x.storage, x.offset(), x.size());
     }
@@ -337,7 +332,7 @@ public:
     /// x·y over the entries of every rank, accumulated in double.
     template <class T>
     double dot(const vector<T>& x, const vector<T>& y) {
-        return comm().sum(rank_.owned_dot(x.storage, y.storage, x.offset(), x.size()));
+        return rank_.sum_dot(comm(), x.storage, y.storage, x.offset(), x.size());
     }
     /// ||x|| over every rank without overflow or underflow for finite x: the plain sum of
     /// squares where it is exact enough, else the largest magnitude and the scaled sum.
@@ -349,10 +344,10 @@ public:
         if (largest == 0.0 || !std::isfinite(largest)) return largest;
         return largest * std::sqrt(comm().sum(rank_.owned_scaled_squares(x.storage, x.offset(), x.size(), largest)));
     }
-    /// *out = x·y, out in the rank-local backend's memory.
+    /// *out = x·y, out in the rank-local backend's memory (GPU ranks on NCCL: without waiting).
     template <class T>
     void dot(const vector<T>& x, const vector<T>& y, double* out) {
-        rank_.set_scalar(out, dot(x, y));
+        rank_.sum_dot(comm(), x.storage, y.storage, x.offset(), x.size(), out);
     }
     template <class T>
     void axpy_ratio(const double* num, const double* den, double sign, const vector<T>& x, vector<T>& y) {
@@ -363,11 +358,25 @@ public:
         local().xpay_ratio(x.storage, num, num_minus, den, y.storage);
     }
 
-    /// Nothing to record (a cycle waits for the neighbours' messages): replay() runs the body.
-    struct Recording {};
+    /// The rank's recording of a cycle (a CUDA graph on GPU ranks on NCCL; nothing on the
+    /// others, which run the body each time), with what one run of it sends: a replayed graph
+    /// runs no host code, so its messages are counted from the run that recorded it.
+    struct Recording {
+        typename Rank::Recording rank;
+        CommunicationCounts per_run;
+    };
     template <class Body>
-    void replay(Recording&, Body&& body) {
-        body();
+    void replay(Recording& recording, Body&& body) {
+        const CommunicationCounts before = comm().counts();
+        bool ran = false;
+        rank_.replay(recording.rank, [&] {
+            body();
+            ran = true;
+        });
+        if (ran)
+            recording.per_run = difference(comm().counts(), before);
+        else
+            comm().count(recording.per_run);
     }
 
     /// Refreshes a strip's halo rows from the neighbouring ranks (a whole array has none).
@@ -416,12 +425,6 @@ private:
     }
     /// The double strip's bands on the host (setup only).
     NineBands<double> host_double(const matrix<double>& A) { return rank_.host_bands(A.local); }
-    /// M's values from the host bands of its strip, and its line classification.
-    template <class T>
-    void set_strip(const NineBands<double>& strip, matrix<T>& M) {
-        local().update_values(strip, M.local);
-        classify_lines<T>(strip, M);
-    }
 
     template <class T>
     matrix<T> empty_matrix(int mx, int my) {
@@ -436,7 +439,7 @@ private:
         M.level = l;
         M.first_row = s.first[comm().rank()];
         M.rows = s.rows(comm().rank());
-        M.local = local().template make_matrix<T>(host_strip(M));
+        M.local = rank_.template strip_matrix<T>(mx, M.rows);
         return M;
     }
     template <class T>
@@ -448,9 +451,10 @@ private:
     }
 
     /// Whether M's y-lines take PDD: asked for, and the couplings it drops (pdd_bound) below
-    /// the rounding of T, from the host bands of M's strip in double. Recorded for line_solves().
-    template <class T>
-    void classify_lines(const NineBands<double>& strip, matrix<T>& M) {
+    /// the rounding of T, from the values of M's strip `strip` (in T, or the double strip it is
+    /// made from), where the rank holds them. Recorded for line_solves().
+    template <class T, class Strip>
+    void classify_lines(const Strip& strip, matrix<T>& M) {
         const StripLevel& s = layout().level(M.level);
         int fewest = s.my;
         for (int r = 0; r < comm().size(); ++r) fewest = std::min(fewest, s.rows(r));
@@ -458,7 +462,7 @@ private:
         info.level = context_->coarsest_level + M.level;
         info.mx = M.mx;
         info.my = M.my;
-        info.dominance = y_line_dominance<T>(comm(), strip);
+        info.dominance = comm().min(rank_.template y_line_dominance<T>(strip));
         info.rows_per_rank = fewest;
         info.pdd_bound = pdd_bound(info.dominance, fewest);
         info.pdd = context_->lines == DistributedLines::pdd &&
@@ -472,15 +476,20 @@ private:
         all.push_back(info);
     }
 
-    /// The coarsest level whole, in the rank-local backend's memory, for its direct solve.
+    /// The coarsest level whole, in the rank-local backend's memory, for its direct solve, and
+    /// where each rank's rows start in it.
     template <class T>
     struct WholeLevel {
         typename Local::template vector<T> b, x;
+        std::vector<std::size_t> offsets;
     };
+    static CommunicationCounts difference(const CommunicationCounts& after, const CommunicationCounts& before) {
+        return {after.messages - before.messages, after.message_bytes - before.message_bytes,
+                after.collectives - before.collectives, after.collective_bytes - before.collective_bytes};
+    }
 
     std::shared_ptr<DistributedContext> context_;
     Rank rank_;
-    std::tuple<CouplingWork<float>, CouplingWork<double>> couplings_;
     std::tuple<WholeLevel<float>, WholeLevel<double>> coarsest_;
 };
 

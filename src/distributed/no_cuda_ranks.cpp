@@ -1,4 +1,4 @@
-// A distributed solver built without CUDA: no GPU ranks, saying why.
+// A distributed solver built without GPU ranks (no CUDA, or no NCCL): saying why.
 
 #include <adimg/error.hpp>
 
@@ -14,7 +14,7 @@ std::unique_ptr<SolverEngine> make_cuda_rank_engine(const SolverOptions&, std::s
 }
 
 bool cuda_ranks_usable(std::string* why) {
-    if (why) *why = "this build of the distributed solver has no GPU ranks (" ADIMG_NO_CUDA_REASON ")";
+    if (why) *why = "this build of the distributed solver has no GPU ranks (" ADIMG_NO_GPU_RANKS_REASON ")";
     return false;
 }
 

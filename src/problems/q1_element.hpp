@@ -118,8 +118,8 @@ struct L2Parts {
 
 template <class T, class Problem>
 ADIMG_HD L2Parts q1_error_parts(const double* hx, const double* hy, EndDistances dx, EndDistances dy, int mx, int ei,
-                                int ej, const T* u, const Problem& problem) {
-    const std::size_t p = static_cast<std::size_t>(ej) * mx + ei;
+                                int ej, const T* u, const Problem& problem, int first_row = 0) {
+    const std::size_t p = static_cast<std::size_t>(ej - first_row) * mx + ei;  // u holds rows from first_row on
     const double u00 = u[p], u10 = u[p + 1], u01 = u[p + mx], u11 = u[p + mx + 1];
     L2Parts parts;
     for_each_gauss_point(hx, hy, dx, dy, ei, ej, [&](double s, double t, double w, double x, double xr, double y, double yr) {

@@ -15,26 +15,31 @@
 
 namespace adimg::kernels {
 
+// The assembly kernels fill rows first_row .. first_row + rows - 1 of an mx x my grid (the whole
+// grid, or a rank's strip of it): grid row first_row + r goes to row r of `values` or `b`, whose
+// bands are band_stride values apart.
+
 template <class T>
 __global__ void assemble_stiffness(const double* __restrict__ hx, const double* __restrict__ hy, int mx, int my,
-                                   T* __restrict__ values) {
+                                   int first_row, int rows, std::size_t band_stride, T* __restrict__ values) {
     follow_previous_kernel();
-    const int i = blockIdx.x * tile_x + threadIdx.x, j = blockIdx.y * tile_y + threadIdx.y;
-    if (i >= mx || j >= my) return;
+    const int i = blockIdx.x * tile_x + threadIdx.x, r = blockIdx.y * tile_y + threadIdx.y;
+    if (i >= mx || r >= rows) return;
     double band[9];
-    q1_stiffness_row(hx, hy, mx, my, i, j, band);
-    const std::size_t n = static_cast<std::size_t>(mx) * my, p = static_cast<std::size_t>(j) * mx + i;
-    for (int k = 0; k < 9; ++k) values[k * n + p] = T(band[k]);
+    q1_stiffness_row(hx, hy, mx, my, i, first_row + r, band);
+    const std::size_t p = static_cast<std::size_t>(r) * mx + i;
+    for (int k = 0; k < 9; ++k) values[k * band_stride + p] = T(band[k]);
 }
 
 template <class T>
 __global__ void assemble_load(const double* __restrict__ hx, const double* __restrict__ hy, EndDistances dx,
-                              EndDistances dy, int mx, int my, PolynomialProblem problem, T* __restrict__ b) {
+                              EndDistances dy, int mx, int my, int first_row, int rows, PolynomialProblem problem,
+                              T* __restrict__ b) {
     follow_previous_kernel();
-    const int i = blockIdx.x * tile_x + threadIdx.x, j = blockIdx.y * tile_y + threadIdx.y;
-    if (i >= mx || j >= my) return;
+    const int i = blockIdx.x * tile_x + threadIdx.x, r = blockIdx.y * tile_y + threadIdx.y;
+    if (i >= mx || r >= rows) return;
     auto f = [&](double x, double xr, double y, double yr) { return problem.f(x, xr, y, yr); };
-    b[static_cast<std::size_t>(j) * mx + i] = T(q1_load(hx, hy, dx, dy, mx, my, i, j, f));
+    b[static_cast<std::size_t>(r) * mx + i] = T(q1_load(hx, hy, dx, dy, mx, my, i, first_row + r, f));
 }
 
 /// coarse = R fine P, one coarse row per thread (galerkin_row.hpp), stored in precision T; P
@@ -58,12 +63,13 @@ struct ElementL2Parts {
     const double *hx, *hy;
     EndDistances dx, dy;
     int mx, elements_x;
-    const T* u;
+    const T* u;     ///< the nodal values from grid row first_row on
+    int first_row;  ///< the first row of elements (their rows from first_row on)
     PolynomialProblem problem;
 
     __device__ double2 operator()(long long e) const {
-        const int ei = static_cast<int>(e % elements_x), ej = static_cast<int>(e / elements_x);
-        const L2Parts parts = q1_error_parts(hx, hy, dx, dy, mx, ei, ej, u, problem);
+        const int ei = static_cast<int>(e % elements_x), ej = first_row + static_cast<int>(e / elements_x);
+        const L2Parts parts = q1_error_parts(hx, hy, dx, dy, mx, ei, ej, u, problem, first_row);
         return make_double2(parts.error, parts.norm);
     }
 };
