@@ -2,14 +2,16 @@
 // The ADI line sweeps on the device: which line solver each sweep uses (LinePolicy and the
 // device's shared memory decide), and its launch. Lines of up to warp_lines_up_to unknowns are
 // solved one warp each in registers, y-lines read in place. Longer x-lines run one per block
-// (partition method or cyclic reduction in shared memory); longer y-lines either several
+// (partition method or cyclic reduction in shared memory), and those too long for one block in
+// segments across blocks (kernels/segmented_line_sweeps.cuh); longer y-lines either several
 // adjacent ones per block, read in place (narrow grids), or as x-lines of the transposed grid:
 // b and x_in are transposed (tiled, coalesced), swept, and the result transposed back
 // (docs/performance.md, "Line solver choice by length",
-// "y-lines transposed from 256 columns").
+// "y-lines transposed from 256 columns", "Lines longer than one block: segments across blocks").
 
 #include "device_memory.cuh"
 #include "kernels/line_sweeps.cuh"
+#include "kernels/segmented_line_sweeps.cuh"
 #include "kernels/transpose.cuh"
 #include "launcher.cuh"
 #include "policy.hpp"
@@ -66,7 +68,7 @@ public:
         transpose<T>({band(0), band(1), band(2), band(3), band(4), band(5), band(6), band(7), band(8)}, A.my, A.mx);
     }
 
-    /// Device bytes of the transposed sweeps' scratch vectors.
+    /// Device bytes of the sweeps' scratch vectors (transposed grids, segment ends).
     std::size_t workspace_bytes() const {
         std::size_t total = 0;
         for (const auto& v : std::get<0>(scratch_)) total += v.size() * sizeof(float);
@@ -79,24 +81,67 @@ public:
     /// Adjacent y-lines of `length` unknowns, on a grid of `columns` columns, solved by one
     /// cyclic-reduction block in place; 0: the grid is transposed instead. Narrow grids are
     /// launch-bound and sweep in place (one launch instead of three), float 4 lines per block,
-    /// double 1. The count is halved until one line's buffer with no level-0 staging fits shared
-    /// memory that many times.
+    /// double 1. The count is halved until that many line buffers with no level-0 staging fit
+    /// shared memory (to 0 where not even one does).
     template <class T>
     int y_lines_per_block(int length, int columns) const {
         int lines = policy_.y_lines_per_block.value_or(columns < policy_.transposed_from ? (sizeof(T) == 4 ? 4 : 1) : 0);
         lines = std::min(lines, cr_max_lines_per_block);
-        while (lines > 1 &&
-               make_cr_layout(length, sizeof(T), CrStaging::none, lines).block_words() * sizeof(T) > launch_.shared_limit())
-            lines /= 2;
+        while (lines > 0 && !cr_fits<T>(length, lines)) lines /= 2;
         return lines;
+    }
+    /// The most shared memory one block of a sweep may take: the device's limit, or the policy's
+    /// if lower.
+    std::size_t shared_budget() const {
+        return std::min(policy_.shared_bytes.value_or(launch_.shared_limit()), launch_.shared_limit());
+    }
+    /// Whether `lines` lines of `length` unknowns fit one cyclic-reduction block with no level-0
+    /// staging (the least shared memory of any one-block solver).
+    template <class T>
+    bool cr_fits(int length, int lines = 1) const {
+        return make_cr_layout(length, sizeof(T), CrStaging::none, lines).block_words() * sizeof(T) <= shared_budget();
+    }
+    /// Whether a line of `length` >= 2 unknowns fits one partition-method block.
+    template <class T>
+    bool partition_fits(int length) const {
+        return partition_layout<T>(length, policy_.partition_slots).words() * sizeof(T) <= shared_budget();
+    }
+    /// The partition method's layout of a line of `length` unknowns, `slots` equations per lane.
+    template <class T>
+    PartitionLayout partition_layout(int length, int slots) const {
+        return make_partition_layout<T>(length, partition_chunks<T>(length), slots);
     }
     /// Whether lines of `length` unknowns are solved by the partition method: from
     /// partitioned_from on, where they fit shared memory.
     template <class T>
     bool partitioned(int length) const {
-        return length >= policy_.partitioned_from &&
-               make_partition_layout<T>(length, partition_chunks<T>(length), policy_.partition_slots).words() * sizeof(T) <=
-                   launch_.shared_limit();
+        return length >= policy_.partitioned_from && partition_fits<T>(length);
+    }
+    /// The longest segment of a line too long for one block: the longest line one
+    /// partition-method block holds; 0 if that is less than 3 (a cut into segments of at most 2
+    /// could leave one of a single unknown, and the method needs 2).
+    template <class T>
+    int longest_segment() const {
+        return partition_fits<T>(3) ? longest_fitting(3, 1 << 20, [&](int n) { return partition_fits<T>(n); }) : 0;
+    }
+    /// How lines of `length` unknowns that fit no block are cut: into as few segments as fit
+    /// one partition-method block each, their lengths differing by one at most, `slots`
+    /// equations per lane. Throws device_error if a line needs more segments than one warp's
+    /// solve of the segment ends takes.
+    template <class T>
+    kernels::LineSegments line_segments(int length, int slots) const {
+        const int longest = longest_segment<T>();
+        const int count = longest > 0 ? (length + longest - 1) / longest : 0;
+        if (count < 1 || 2 * count > warp_line_max)
+            throw device_error("a line of " + std::to_string(length) + " unknowns in " + (sizeof(T) == 4 ? "float" : "double") +
+                               " fits no block of " + std::to_string(shared_budget()) + " bytes of shared memory on " +
+                               launch_.device_name() + ", and in segments of the " + std::to_string(longest) +
+                               " unknowns one block holds it needs " +
+                               (count < 1 ? std::string("more") : std::to_string(count)) + " of them; the multi-block " +
+                               "line solve takes at most " + std::to_string(warp_line_max / 2) +
+                               ": use a lower level, or the jacobi or gauss-seidel smoother");
+        const Chunks cut = make_chunks(length, count);
+        return {cut, partition_layout<T>(cut.length + 1, slots), partition_layout<T>(cut.length, slots)};
     }
     /// Chunks per line of the partition method (two threads each): 128 up to 1025 unknowns
     /// (float: up to 2049), 256 beyond.
@@ -105,15 +150,11 @@ public:
         if (policy_.partition_chunks) return *policy_.partition_chunks;
         return length <= (sizeof(T) == 4 ? 2049 : 1025) ? 128 : 256;
     }
-    /// The longest line cyclic reduction can solve in precision T on this device.
+    /// The longest line cyclic reduction can solve in precision T in one block of this device
+    /// (of the policy's shared memory, if less).
     template <class T>
     int longest_line() const {
-        int lo = 1, hi = 1 << 16;
-        while (lo + 1 < hi) {
-            const int mid = (lo + hi) / 2;
-            (make_cr_layout(mid, sizeof(T), CrStaging::none).block_words() * sizeof(T) <= launch_.shared_limit() ? lo : hi) = mid;
-        }
-        return lo;
+        return longest_fitting(1, 1 << 16, [&](int n) { return cr_fits<T>(n); });
     }
     /// Layout of `lines` lines of `length` unknowns for one cyclic-reduction block; throws
     /// device_error if one line does not fit shared memory. The level-0 staging is `forced` if
@@ -125,12 +166,12 @@ public:
         const CrStaging chosen = forced ? *forced : policy_.staging ? *policy_.staging : preferred ? *preferred : line_staging<T>(length);
         CrLayout layout = make_cr_layout(length, sizeof(T), chosen, lines);
         auto bytes = [&] { return layout.block_words() * sizeof(T); };
-        if (!forced && bytes() > launch_.shared_limit()) layout = make_cr_layout(length, sizeof(T), CrStaging::none, lines);
-        if (bytes() > launch_.shared_limit())
+        if (!forced && bytes() > shared_budget()) layout = make_cr_layout(length, sizeof(T), CrStaging::none, lines);
+        if (bytes() > shared_budget())
             throw device_error("a line of " + std::to_string(length) + " unknowns needs " +
                                std::to_string(bytes() / lines / 1024) + " KiB of shared memory in " +
                                (sizeof(T) == 4 ? "float" : "double") + ", but " + launch_.device_name() + " gives " +
-                               std::to_string(launch_.shared_limit() / 1024) + " KiB per block: the longest line is " +
+                               std::to_string(shared_budget() / 1024) + " KiB per block: the longest line is " +
                                std::to_string(longest_line<T>()) +
                                " unknowns; use a lower level, or the jacobi or gauss-seidel smoother");
         return layout;
@@ -173,18 +214,32 @@ public:
     }
 
 private:
-    /// One sweep by cyclic reduction or the partition method, `lines` (1, 2, 4 or 8) lines per block.
+    /// The largest n in [lo, hi) with fits(n), by bisection: fits(lo) holds and fits is monotone.
+    template <class Fits>
+    static int longest_fitting(int lo, int hi, const Fits& fits) {
+        while (lo + 1 < hi) {
+            const int mid = (lo + hi) / 2;
+            (fits(mid) ? lo : hi) = mid;
+        }
+        return lo;
+    }
+    /// One sweep by cyclic reduction or the partition method, `lines` (1, 2, 4 or 8) lines per
+    /// block; by segments across blocks where one line fits no block.
     template <class T>
     void relax_in_blocks(BandsView<T> A, const T* b, const T* x_in, T* x_out, T omega, Direction direction, int lines) {
         const bool along_x = direction == Direction::x;
         const int length = along_x ? A.mx : A.my, count = along_x ? A.my : A.mx;
         if (lines == 1 && partitioned<T>(length)) {
             with_partition_slots([&](auto slots) {
-                const PartitionLayout layout = make_partition_layout<T>(length, partition_chunks<T>(length), slots);
+                const PartitionLayout layout = partition_layout<T>(length, slots);
                 auto kernel = kernels::line_relax_partitioned<T, decltype(slots)::value>;
                 launch_("line_relax_partitioned kernel", kernel, count, partition_threads(layout, policy_.threads_per_line.value_or(0)),
                         launch_.allow_shared(kernel, layout.words() * sizeof(T)), A, b, x_in, x_out, direction, omega, layout);
             });
+            return;
+        }
+        if (lines == 1 && !cr_fits<T>(length)) {
+            relax_in_segments(A, b, x_in, x_out, omega, direction);
             return;
         }
         const CrLayout layout = line_layout<T>(length, {}, {}, lines);
@@ -198,6 +253,34 @@ private:
                         omega, layout);
             });
             if (!launched) throw std::logic_error("no line kernel for " + std::to_string(lines) + " lines per block");
+        });
+    }
+    /// One sweep of lines too long for one block, in three launches: each segment reduced to its
+    /// coupling equations, each line's segment ends solved by one warp, each segment solved
+    /// with its outside neighbours known and stored damped (kernels/segmented_line_sweeps.cuh).
+    template <class T>
+    void relax_in_segments(BandsView<T> A, const T* b, const T* x_in, T* x_out, T omega, Direction direction) {
+        const bool along_x = direction == Direction::x;
+        const int length = along_x ? A.mx : A.my, count = along_x ? A.my : A.mx;
+        with_partition_slots([&](auto slots) {
+            const kernels::LineSegments segments = line_segments<T>(length, slots);
+            const int per_line = segments.cut.count, equations = 2 * per_line;
+            const kernels::ReducedLines<T> reduced{scratch<T>(3, 3 * static_cast<std::size_t>(equations) * count), equations};
+            const std::size_t words = std::max(segments.longer.words(), segments.shorter.words());
+            const int threads = partition_threads(segments.longer, policy_.threads_per_line.value_or(0));
+            auto reduce = kernels::line_reduce_segments<T>;
+            launch_("line_reduce_segments kernel", reduce, count * per_line, threads,
+                    launch_.allow_shared(reduce, words * sizeof(T)), A, b, x_in, direction, segments, reduced);
+            auto solve = [&](auto lanes) {
+                launch_("line_solve_reduced kernel", kernels::line_solve_reduced<T, decltype(lanes)::value>,
+                        dim3((count + kernels::warps_per_line_block - 1) / kernels::warps_per_line_block),
+                        dim3(kernels::warps_per_line_block * warp_lanes), 0, reduced, count);
+            };
+            if (!Launcher::with_constant<1, 2, 3, 5, 9, 17>(warp_line_slots(equations), solve))
+                throw std::logic_error("no warp kernel for the " + std::to_string(equations) + " segment ends of a line");
+            auto relax = kernels::line_relax_segments<T, decltype(slots)::value>;
+            launch_("line_relax_segments kernel", relax, count * per_line, threads,
+                    launch_.allow_shared(relax, words * sizeof(T)), A, b, x_in, x_out, direction, omega, segments, reduced);
         });
     }
     /// One sweep with a warp per line, in place for either direction.
@@ -227,17 +310,18 @@ private:
                 dim3((cols + kernels::tile_x - 1) / kernels::tile_x, (rows + kernels::tile_x - 1) / kernels::tile_x, count),
                 dim3(kernels::tile_x, kernels::tile_y), 0, pairs, rows, cols);
     }
-    /// Scratch vectors for the transposed sweeps, kept at the largest size asked for.
+    /// Scratch vectors, kept at the largest size asked for: 0-2 for the transposed sweeps, 3 for
+    /// the segment ends of lines too long for one block.
     template <class T>
     T* scratch(int slot, std::size_t n) {
-        DeviceVector<T>& v = std::get<std::array<DeviceVector<T>, 3>>(scratch_)[slot];
+        DeviceVector<T>& v = std::get<std::array<DeviceVector<T>, 4>>(scratch_)[slot];
         if (v.size() < n) v = DeviceVector<T>(n);
         return v.data();
     }
 
     Launcher& launch_;
     const LinePolicy policy_;
-    std::tuple<std::array<DeviceVector<float>, 3>, std::array<DeviceVector<double>, 3>> scratch_;
+    std::tuple<std::array<DeviceVector<float>, 4>, std::array<DeviceVector<double>, 4>> scratch_;
 };
 
 }  // namespace adimg

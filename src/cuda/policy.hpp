@@ -31,6 +31,10 @@ struct LinePolicy {
     std::optional<int> y_lines_per_block;
     std::optional<int> threads_per_line;
     std::optional<int> partition_chunks;
+    /// The most shared memory, in bytes, one block of a sweep may take (unset: the device's
+    /// limit). Lines that fit no block are cut into segments across blocks; the tests set it low
+    /// to reach that path with short lines.
+    std::optional<std::size_t> shared_bytes;
 };
 
 /// Every choice of a CudaBackend.

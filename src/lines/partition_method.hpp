@@ -53,6 +53,12 @@
 //    gather() and scatter() for the lanes' own reads and writes.
 // The CUDA kernels pass loops over threads with barriers (kernels.cuh, BlockPartition), the host
 // test plain loops and 32 simulated lanes, so CI checks the index arithmetic without a GPU.
+//
+// A line too long for one block is cut into segments, each itself a chunk of the method one
+// level up (partition_reduce): the segment's chunks are eliminated as above, the coupling system
+// of their ends is eliminated in place in 32 lane chunks, and the 64 lane-chunk ends by lane 0,
+// which leaves the segment's own two coupling equations (docs/performance.md, "Lines longer than
+// one block: segments across blocks").
 
 #include "warp_line_solve.hpp"
 
@@ -81,7 +87,7 @@ struct Chunks {
     ADIMG_HD int start(int t) const { return t * length + (t < longer ? t : longer); }
     ADIMG_HD int size(int t) const { return length + (t < longer ? 1 : 0); }
 };
-inline Chunks make_chunks(int n, int count) { return {count, n / count, n % count}; }
+ADIMG_HD Chunks make_chunks(int n, int count) { return {count, n / count, n % count}; }
 
 /// The equations the warp solves in registers after a second level: two per lane.
 constexpr int partition_warp_equations = 2 * warp_lanes;
@@ -243,6 +249,42 @@ ADIMG_HD void partition_load(const PartitionLayout& L, T* shared, Executor& exec
     } else {
         exec.phase(L.n, [&](int i) { put(i, load(i)); });
     }
+}
+
+/// The two coupling equations of the line of L.n equations given by `load` (partition_load()) as
+/// one chunk of a longer system, x_{-1} and x_n being its neighbours outside: those
+/// partition_eliminate would leave in its first row (a x_{-1} + x_0 + c x_{n-1} = v) and its last
+/// (a x_0 + x_{n-1} + c x_n = v), handed to ends(first, last) in lane 0 of the executor's warp.
+/// All is eliminated in place in the line's arrays, which hold garbage afterwards.
+template <class T, class Executor, class Load, class Ends>
+ADIMG_HD void partition_reduce(const PartitionLayout& L, T* shared, Executor& exec, const Load& load, Ends&& ends) {
+    T* const a = shared + L.line_base(0);
+    T* const c = shared + L.line_base(1);
+    T* const v = shared + L.line_base(2);
+    auto slot = [](int i) { return partition_slot<T>(i); };
+    partition_load(L, shared, exec, load, slot);
+    exec.phase(L.line.count, [&](int t) { partition_eliminate(a, c, v, slot, L.line.start(t), L.line.size(t)); });
+    // Equation r of the coupling system lives in row reduced_row(r) of the line; lane l takes
+    // chunk l of that system, and equation q of the lanes' ends is the first (q even) or last
+    // row of chunk q / 2.
+    const Chunks lanes = make_chunks(L.reduced(), L.line.count < warp_lanes ? L.line.count : warp_lanes);
+    auto coupling_slot = [&](int r) { return slot(L.reduced_row(r)); };
+    auto lane_end_slot = [&](int q) {
+        const int l = q >> 1;
+        return coupling_slot((q & 1) == 0 ? lanes.start(l) : lanes.start(l) + lanes.size(l) - 1);
+    };
+    exec.first_warp([&](const auto& warp) {
+        warp.each_lane([&](int l) {
+            if (l < lanes.count) partition_eliminate(a, c, v, coupling_slot, lanes.start(l), lanes.size(l));
+        });
+        warp.each_lane([&](int l) {
+            if (l != 0) return;
+            const int last = 2 * lanes.count - 1;
+            partition_eliminate(a, c, v, lane_end_slot, 0, last + 1);
+            const int p = lane_end_slot(0), q = lane_end_slot(last);
+            ends(CrEquation<T>{a[p], c[p], v[p]}, CrEquation<T>{a[q], c[q], v[q]});
+        });
+    });
 }
 
 /// Solves the line of L.n equations given by `load` (partition_load()) and hands x_i to

@@ -120,6 +120,21 @@ void check_direct_solve(const NineBands<double>& A, std::mt19937& rng) {
     CHECK(difference(host(x_gpu), as_double(x_cpu)) < 10 * tolerance<T>());
 }
 
+/// One ADI half-step (omega 0.7) of `be` on a random mx x my grid equals the CPU backend's
+/// (Thomas).
+template <class T>
+void check_line_relax(CudaBackend& be, int mx, int my, Direction direction, std::mt19937& rng) {
+    const NineBands<double> A = random_bands(mx, my, rng);
+    const std::size_t n = A.rows();
+    const CpuVector<double> b = random_vector(n, rng), x = random_vector(n, rng);
+    auto out_gpu = poisoned<T>(n);
+    be.line_relax(be.make_matrix<T>(A), device<T>(b), device<T>(x), out_gpu, direction, T(0.7));
+    CpuBackend cpu;
+    CpuVector<T> out_cpu(n);
+    cpu.line_relax(cpu.make_matrix<T>(A), as<T>(b), as<T>(x), out_cpu, direction, T(0.7));
+    CHECK(difference(host(out_gpu), as_double(out_cpu)) < 10 * tolerance<T>());
+}
+
 /// Grid sizes at warp (32) and tile edges, odd and even, square and not.
 const std::pair<int, int> grids[] = {{31, 32}, {32, 33}, {33, 31}, {3, 65}, {129, 17}, {257, 257}, {1025, 65}, {63, 1025}};
 /// Coarsenable grids (odd sizes) for the transfer operators.
@@ -182,7 +197,6 @@ TEMPLATE_TEST_CASE("CUDA ADI line sweeps (cyclic reduction, one warp per short l
                    "[gpu]", float, double) {
     using T = TestType;
     std::mt19937 rng(12);
-    CpuBackend cpu;
     // Every level-0 staging of the cyclic reduction, not only the one the backend picks, with
     // short lines by cyclic reduction too; y-lines 1, 2, 4 and 8 per block in place, and by
     // transposing the grid; then the backend's own choices for each line length, where every
@@ -231,16 +245,69 @@ TEMPLATE_TEST_CASE("CUDA ADI line sweeps (cyclic reduction, one warp per short l
                               (lines ? std::to_string(lines) + " lines per block" : "transposed");
                 INFO(mx << "x" << my << " grid, " << (direction == Direction::x ? "x" : "y") << "-lines, "
                         << (sizeof(T) == 4 ? "float" : "double") << ", " << method);
-                const NineBands<double> A = random_bands(mx, my, rng);
-                const std::size_t n = A.rows();
-                const CpuVector<double> b = random_vector(n, rng), x = random_vector(n, rng);
-                auto out_gpu = poisoned<T>(n);
-                be.line_relax(be.make_matrix<T>(A), device<T>(b), device<T>(x), out_gpu, direction, T(0.7));
-                CpuVector<T> out_cpu(n);
-                cpu.line_relax(cpu.make_matrix<T>(A), as<T>(b), as<T>(x), out_cpu, direction, T(0.7));
-                CHECK(difference(host(out_gpu), as_double(out_cpu)) < 10 * tolerance<T>());
+                check_line_relax<T>(be, mx, my, direction, rng);
             }
         }
+    }
+}
+
+/// What the sweeps of `be` do with lines of `length` unknowns too long for one block.
+template <class T>
+std::string segments_of(const CudaBackend& be, int length, int slots) {
+    const Chunks cut = be.lines().line_segments<T>(length, slots).cut;
+    return std::to_string(cut.count) + " segments of " + std::to_string(cut.length) + " unknowns (" +
+           std::to_string(cut.longer) + " one longer), " + std::to_string(slots) + " slots per lane, " +
+           (sizeof(T) == 4 ? "float" : "double");
+}
+
+TEMPLATE_TEST_CASE("CUDA ADI sweeps of lines too long for one block (segments across blocks) equal the CPU backend (Thomas)",
+                   "[gpu]", float, double) {
+    using T = TestType;
+    std::mt19937 rng(18);
+    // Blocks held to a few KiB of shared memory, so that lines of a few thousand unknowns take
+    // several segments of 32 to 256 chunks each, one or two levels in warp 0. Lengths just past
+    // one block, twice that, a whole number of the longest segments, and one whose 20 segments
+    // give the segment ends' warp two slots per lane; x-lines, and y-lines (transposed).
+    struct Limit {
+        std::size_t bytes;
+        std::optional<int> chunks;
+        int slots;
+    };
+    for (const Limit limit : {Limit{8 * 1024, 32, 2}, Limit{16 * 1024, std::nullopt, 2}, Limit{24 * 1024, 256, 8}}) {
+        CudaPolicy policy;
+        policy.lines.shared_bytes = limit.bytes;
+        policy.lines.partition_chunks = limit.chunks;
+        policy.lines.partition_slots = limit.slots;
+        CudaBackend be(policy);
+        const int one_block = be.lines().longest_line<T>(), segment = be.lines().longest_segment<T>();
+        for (const int length : {one_block + 1, 2 * one_block + 3, segment * (one_block / segment + 2), 20 * segment - 7}) {
+            REQUIRE_FALSE(be.lines().cr_fits<T>(length));
+            for (const int lines : {1, 6, 33}) {
+                for (const Direction direction : {Direction::x, Direction::y}) {
+                    const bool along_x = direction == Direction::x;
+                    INFO((along_x ? length : lines) << "x" << (along_x ? lines : length) << " grid, "
+                                                    << (along_x ? "x" : "y") << "-lines, blocks of " << limit.bytes
+                                                    << " bytes, " << segments_of<T>(be, length, limit.slots));
+                    check_line_relax<T>(be, along_x ? length : lines, along_x ? lines : length, direction, rng);
+                }
+            }
+        }
+    }
+}
+
+TEMPLATE_TEST_CASE("CUDA ADI sweeps of the lines of L = 15 (float) and L = 14 (double), longer than one block holds, equal "
+                   "the CPU backend",
+                   "[gpu]", float, double) {
+    using T = TestType;
+    std::mt19937 rng(19);
+    const int length = sizeof(T) == 4 ? 32769 : 16385;
+    const bool segmented = !gpu().lines().cr_fits<T>(length);
+    for (const Direction direction : {Direction::x, Direction::y}) {
+        const bool along_x = direction == Direction::x;
+        INFO((along_x ? length : 5) << "x" << (along_x ? 5 : length) << " grid, " << (along_x ? "x" : "y") << "-lines, "
+                                    << (segmented ? segments_of<T>(gpu(), length, LinePolicy{}.partition_slots)
+                                                  : std::string("one block per line on this device")));
+        check_line_relax<T>(gpu(), along_x ? length : 5, along_x ? 5 : length, direction, rng);
     }
 }
 
@@ -486,13 +553,17 @@ TEMPLATE_TEST_CASE("CUDA cyclic reduction and partition method agree with Thomas
     }
 }
 
-TEST_CASE("lines longer than shared memory holds fail with a message naming the limit", "[gpu]") {
-    const int too_long = gpu().lines().longest_line<double>() + 1;
+TEST_CASE("a line needing more segments than the multi-block solve takes fails with a message naming the sizes", "[gpu]") {
+    CudaPolicy small_blocks;
+    small_blocks.lines.shared_bytes = 1024;
+    CudaBackend be(small_blocks);
+    const int too_long = (warp_line_max / 2 + 1) * be.lines().longest_segment<double>();
     NineBands<double> A(too_long, 3);
     for (std::size_t p = 0; p < A.rows(); ++p) A(C, p) = 1.0;
     DeviceVector<double> b(A.rows()), x(A.rows()), out(A.rows());
-    CHECK_THROWS_WITH(gpu().line_relax(gpu().make_matrix<double>(A), b, x, out, Direction::x, 1.0),
-                      Catch::Contains("shared memory") && Catch::Contains("longest line"));
+    CHECK_THROWS_WITH(be.line_relax(be.make_matrix<double>(A), b, x, out, Direction::x, 1.0),
+                      Catch::Contains(std::to_string(too_long) + " unknowns") && Catch::Contains("1024 bytes") &&
+                          Catch::Contains("273 of them") && Catch::Contains("use a lower level"));
 }
 
 TEST_CASE("running out of device memory says how much was needed and how much is free", "[gpu][oom]") {

@@ -135,6 +135,24 @@ struct ShuffleWarp {
     }
 };
 
+/// One line of `length` equations solved by the calling warp, K slots per lane
+/// (warp_line_solve.hpp): equation r from load(r), its solution to store(r, x).
+template <int K, class T, class Load, class Store>
+__device__ void warp_solve(int lane, int length, const Load& load, const Store& store) {
+    CrEquation<T> eq[K];
+#pragma unroll
+    for (int m = 0; m < K; ++m) {
+        const int r = lane + warp_lanes * m;
+        eq[m] = r < length ? load(r) : CrEquation<T>{T(0), T(0), T(0)};
+    }
+    warp_line_solve(eq, ShuffleWarp{lane});
+#pragma unroll
+    for (int m = 0; m < K; ++m) {
+        const int r = lane + warp_lanes * m;
+        if (r < length) store(r, eq[m].v);
+    }
+}
+
 /// The ADI half-step for short lines: one warp per line, K slots per lane (warp_line_solve.hpp),
 /// warps_per_line_block adjacent lines per block. The y-lines are read in place, strided: the
 /// warps of a block read adjacent columns, so each 32-byte sector they touch is used whole.
@@ -148,19 +166,8 @@ __global__ void __launch_bounds__(warps_per_line_block * warp_lanes) line_relax_
     const int lane = threadIdx.x % warp_lanes;
     const int line = blockIdx.x * warps_per_line_block + threadIdx.x / warp_lanes;
     if (line >= sweep.lines()) return;  // the whole warp: the shuffles below see all 32 lanes
-    const int length = sweep.length();
-    CrEquation<T> eq[K];
-#pragma unroll
-    for (int m = 0; m < K; ++m) {
-        const int r = lane + warp_lanes * m;
-        eq[m] = r < length ? sweep.load(line, r) : CrEquation<T>{T(0), T(0), T(0)};
-    }
-    warp_line_solve(eq, ShuffleWarp{lane});
-#pragma unroll
-    for (int m = 0; m < K; ++m) {
-        const int r = lane + warp_lanes * m;
-        if (r < length) sweep.store(line, r, eq[m].v);
-    }
+    warp_solve<K, T>(
+        lane, sweep.length(), [&](int r) { return sweep.load(line, r); }, [&](int r, T x) { sweep.store(line, r, x); });
 }
 
 /// Runs the phases of partitioned_line_solve() with the threads of a block: a phase strides its
