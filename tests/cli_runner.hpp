@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <system_error>
 
@@ -74,6 +76,12 @@ inline CliResult run_cli(const std::string& arguments, Capture capture = Capture
     if (capture == Capture::all) command += " 2>&1";
     if (capture == Capture::stderr_only) command += " 2>&1 >/dev/null";
     return run_shell(command);
+}
+
+/// The whole text of a file the CLI wrote ("" when there is none).
+inline std::string file_text(const fs::path& path) {
+    std::ifstream in(path);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 /// A fresh folder for this test's files, removed at the end.

@@ -1,22 +1,19 @@
-// Natural boundaries in the multigrid solver (issue 27): Neumann, Robin, mixed and pure Neumann
-// edges of Q1 problems on graded and deformed meshes against Eigen's direct solve, at the
-// convergence rate of the all-Dirichlet problem; row-only Dirichlet input; a Dirichlet point
-// inside a Neumann edge; the transfers and Galerkin products at natural edges.
+// Natural boundaries in the multigrid solver (issue 27), on the tested backend
+// (tested_backend.hpp): Neumann, Robin, mixed and pure Neumann edges of Q1 problems on graded and
+// deformed meshes against Eigen's direct solve, at the convergence rate of the all-Dirichlet
+// problem; row-only Dirichlet input; a Dirichlet point inside a Neumann edge. The host's parts
+// (transfers and Galerkin products at natural edges, input errors) are in
+// test_natural_edge_host.cpp.
 
 #include <adimg/error.hpp>
 #include <adimg/io.hpp>
 #include <adimg/solver.hpp>
 
-#include <cpu/cpu_backend.hpp>
-#include <solver/coarse_factor.hpp>
-#include <solver/galerkin.hpp>
-
 #include <catch2/catch.hpp>
 
 #include "boundary_problems.hpp"
 #include "compare.hpp"
-#include "cpu_options.hpp"
-#include "input_error_of.hpp"
+#include "tested_backend.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -44,9 +41,9 @@ const Posed problems[] = {
     {"pure Neumann", {Nm, Nm, Nm, Nm}},
 };
 
-/// The solver options of these tests: the defaults on the CPU, to 10 digits.
+/// The solver options of these tests: the defaults on the tested backend, to 10 digits.
 SolverOptions ten_digits(Precision precision = Precision::mixed) {
-    SolverOptions options = cpu_options(precision);
+    SolverOptions options = tested_options(precision);
     options.digits = 10;
     return options;
 }
@@ -141,35 +138,6 @@ TEST_CASE("Natural edges with every smoother, and with PCG on the coarsest grid"
         }
 }
 
-TEST_CASE("The coarsest grid's factor of a pure Neumann matrix applies the pseudo-inverse, and so does the dense "
-          "inverse the GPU is given",
-          "[boundary][coarse]") {
-    const FemMesh mesh = deformed_mesh(4);
-    const GridMatrix A = GridMatrix::from_eigen(mesh.grid, assemble(mesh, {Nm, Nm, Nm, Nm}).A);
-    REQUIRE(A.constant_null_space());
-    REQUIRE(constant_null_space(A.bands()));
-    const CoarseFactor factor(A.bands());
-    const std::size_t n = A.bands().rows();
-    std::vector<double> b(n), x(n), inverse(n * n);
-    for (std::size_t p = 0; p < n; ++p) b[p] = std::sin(0.37 * p) + 0.5;  // not compatible: mean 0.5
-    factor.solve(b.data(), x.data());
-    // A x is b less its mean, and x has zero mean: x = A^+ b.
-    const std::vector<double> Ax = A.multiply(x);
-    const double mean = std::accumulate(b.begin(), b.end(), 0.0) / n;
-    std::vector<double> compatible = b;
-    for (double& v : compatible) v -= mean;
-    CHECK(relative_difference(Ax, compatible) <= 1e-12);
-    double largest = 0.0;
-    for (double v : x) largest = std::max(largest, std::abs(v));
-    CHECK(std::abs(std::accumulate(x.begin(), x.end(), 0.0)) <= 1e-12 * n * largest);
-    // The dense inverse's rows applied to b give the same x.
-    factor.inverse(inverse.data());
-    std::vector<double> dense(n, 0.0);
-    for (std::size_t i = 0; i < n; ++i)
-        for (std::size_t j = 0; j < n; ++j) dense[i] += inverse[i * n + j] * b[j];
-    CHECK(relative_difference(dense, x) <= 1e-12);
-}
-
 TEST_CASE("Row-only Dirichlet rows (identity rows whose columns stay, as scikit-fem enforces them) are "
           "eliminated, and b is lifted at each solve",
           "[boundary]") {
@@ -202,7 +170,7 @@ TEST_CASE("Dirichlet nodes carry their values exactly: x_q = b_q / a_qq, bit for
             INFO((row_only ? "row-only" : "symmetric") << " elimination, a_qq = " << diagonal);
             const FemSystem system = assemble(mesh, {D, Nm, D, R}, row_only, diagonal);
             std::vector<double> x;
-            REQUIRE(solve(mesh, system, x, SolverOptions{}).ok());
+            REQUIRE(solve(mesh, system, x, tested_options()).ok());
             for (int j = 0; j < mesh.my; ++j)
                 for (int i = 0; i < mesh.mx; ++i) {
                     const int q = j * mesh.mx + i;
@@ -261,71 +229,3 @@ TEST_CASE("Pure Neumann: b's component along the constant is removed (with a not
           1e-12 * std::sqrt(z.size() * std::inner_product(z.begin(), z.end(), z.begin(), 0.0)));
 }
 
-TEST_CASE("Transfers at natural edges: R is the transpose of P, and R A P of a Q1 Robin matrix on nested meshes "
-          "is the coarse mesh's Q1 Robin matrix",
-          "[boundary][galerkin]") {
-    const FemMesh fine_mesh = graded_mesh(5);
-    const FemMesh coarse_mesh = graded_mesh(4);  // the same grading: every second node of the fine mesh
-    REQUIRE(std::abs(fine_mesh.x[2] - coarse_mesh.x[1]) <= 1e-15);
-    auto unit = [](double, double) { return 1.0; };
-    for (const EdgeConditions& edges : {EdgeConditions{R, R, R, R}, EdgeConditions{D, R, Nm, R}}) {
-        NineBands<double> fine = GridMatrix::from_eigen(fine_mesh.grid, assemble(fine_mesh, edges, false, 1.0, {}, unit).A).bands();
-        const NineBands<double> expected =
-            GridMatrix::from_eigen(coarse_mesh.grid, assemble(coarse_mesh, edges, false, 1.0, {}, unit).A).bands();
-        const auto [sx, sy] = fine_mesh.grid.split_positions_from(4);
-        const NineBands<double> coarse = galerkin_coarse(fine, sx[0], sy[0]);
-        CHECK(coarse.natural.east == expected.natural.east);
-        CHECK(coarse.natural.west == expected.natural.west);
-        CHECK(relative_max_difference(coarse.values, expected.values) <= 1e-12);
-
-        // <v, P u> = <R v, u> for random u (coarse) and v (fine), u zero on the Dirichlet edges.
-        CpuBackend cpu;
-        std::mt19937 random(7);
-        std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-        CpuBackend::vector<double> u(coarse.rows()), v(fine.rows()), Pu(fine.rows(), 0.0), Rv(coarse.rows());
-        const CpuBackend::vector<double> tx(sx[0].begin(), sx[0].end()), ty(sy[0].begin(), sy[0].end());
-        for (std::size_t p = 0; p < u.size(); ++p)
-            u[p] = coarse.natural.dirichlet_node(static_cast<int>(p % coarse.mx), static_cast<int>(p / coarse.mx),
-                                                 coarse.mx, coarse.my)
-                       ? 0.0
-                       : uniform(random);
-        for (double& value : v) value = uniform(random);
-        cpu.prolong_add(u, tx, ty, Pu, fine.mx, fine.my, fine.natural);
-        cpu.restrict_to(v, fine.mx, fine.my, tx, ty, Rv, fine.natural);
-        const double vPu = std::inner_product(v.begin(), v.end(), Pu.begin(), 0.0);
-        const double Rvu = std::inner_product(Rv.begin(), Rv.end(), u.begin(), 0.0);
-        CHECK(vPu == Approx(Rvu).epsilon(1e-13));
-    }
-}
-
-TEST_CASE("Input that stays an error names the row and what to do", "[boundary][errors]") {
-    const FemMesh mesh = graded_mesh(4);
-    SECTION("a Neumann edge next to a Dirichlet edge is fine, but an asymmetric coupling between two equations is not") {
-        NineBands<double> bands = from_eigen(assemble(mesh, {D, Nm, Nm, Nm}).A, mesh.mx, mesh.my);
-        CHECK_NOTHROW(GridMatrix(mesh.grid, bands));
-        bands(N, static_cast<std::size_t>(3 * mesh.mx + mesh.mx - 1)) *= 1.5;  // east edge, row (16, 3)
-        const std::string message = input_error_of([&] { GridMatrix(mesh.grid, bands); });
-        INFO(message);
-        CHECK(message.find("not symmetric") != std::string::npos);
-        CHECK(message.find("node (16, 3)") != std::string::npos);
-        CHECK(message.find("natural edge") != std::string::npos);
-    }
-    SECTION("a singular matrix with a Dirichlet edge is no pure Neumann problem") {
-        // The pure Neumann matrix with its west edge made Dirichlet, the couplings into it moved
-        // onto the diagonal: the rows still sum to zero, and the unknowns have the constant null
-        // vector.
-        NineBands<double> bands = from_eigen(assemble(mesh, {Nm, Nm, Nm, Nm}).A, mesh.mx, mesh.my);
-        for (int j = 0; j < mesh.my; ++j) {
-            const std::size_t west = static_cast<std::size_t>(j) * mesh.mx, p = west + 1;
-            for (int k = 0; k < 9; ++k) bands(k, west) = k == C ? 1.0 : 0.0;
-            for (int k : {SW, W, NW}) {
-                bands(C, p) += bands(k, p);
-                bands(k, p) = 0.0;
-            }
-        }
-        const std::string message = input_error_of([&] { GridMatrix(mesh.grid, bands); });
-        INFO(message);
-        CHECK(message.find("singular") != std::string::npos);
-        CHECK(message.find("every edge natural") != std::string::npos);
-    }
-}

@@ -1,4 +1,5 @@
-// Mixed precision falls back to double inner cycles when float cannot work, and says so.
+// Mixed precision falls back to double inner cycles when float cannot work, and says so; on the
+// tested backend (tested_backend.hpp).
 
 #include <adimg/problems.hpp>
 #include <adimg/io.hpp>
@@ -6,6 +7,8 @@
 #include <adimg/solver.hpp>
 
 #include <catch2/catch.hpp>
+
+#include "tested_backend.hpp"
 
 #include <cmath>
 #include <limits>
@@ -21,9 +24,7 @@ const CaseSpec& overflow_case() {
 
 SolveReport solve(Precision precision, int level, std::vector<double>& x) {
     const CaseSpec& spec = overflow_case();
-    SolverOptions options;
-    options.backend = BackendKind::cpu;
-    options.precision = precision;
+    const SolverOptions options = adimg_test::tested_options(precision);
     Solver solver(options);
     solver.setup(rediscretized_hierarchy(spec, level, options.coarse_level));
     return solver.solve(assemble_load(spec.mesh(level), {spec.x.length, spec.y.length}), x);
@@ -64,8 +65,7 @@ TEST_CASE("inner cycles stop at float's precision floor instead of running to th
     // with the cap alone, digits:3 ran 32 cycles per outer step on the H200 (4:128).
     const CaseSpec spec = builtin_case("U1");
     const int level = 10;
-    SolverOptions options;
-    options.backend = BackendKind::cpu;
+    SolverOptions options = adimg_test::tested_options();
     options.inner = {InnerStop::Kind::digits, 3};
     Solver solver(options);
     solver.setup(rediscretized_hierarchy(spec, level, options.coarse_level));

@@ -11,7 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include "compare.hpp"
-#include "cpu_options.hpp"
+#include "tested_backend.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -24,7 +24,7 @@ using namespace adimg;
 
 namespace {
 
-using adimg_test::cpu_options;
+using adimg_test::tested_options;
 using adimg_test::relative_max_difference;
 
 /// The message of the input_error that `make` throws (fails the test if it throws nothing).
@@ -114,7 +114,7 @@ TEST_CASE("Solver with positions: Galerkin on nested meshes reproduces rediscret
             const int level = 7;
             const TensorMesh mesh = spec.mesh(level);
             const std::vector<double> b = assemble_load(mesh, {spec.x.length, spec.y.length});
-            const SolverOptions options = cpu_options(precision);
+            const SolverOptions options = tested_options(precision);
 
             Solver reference(options);
             reference.setup(rediscretized_hierarchy(spec, level, options.coarse_level));
@@ -149,7 +149,7 @@ TEST_CASE("Solver: one setup, ten solves, then a values-only setup without reall
     const TensorMesh mesh{x, y};
     const NineBands<double> bands = assemble_stiffness(mesh);
     const Grid grid(97, 49);
-    SolverOptions options = cpu_options();
+    SolverOptions options = tested_options();
     options.coarse_level = 1;  // 13 x 7 nodes, so that there is a V-cycle above the direct solve
     Solver solver(options);
     solver.setup(GridMatrix::from_eigen(grid, to_eigen(bands)));
@@ -227,7 +227,7 @@ TEST_CASE("GridMatrix: Dirichlet edge rows with a diagonal other than 1 are scal
     const GridMatrix A(Grid(m, m), bands);
     CHECK(A.scaled_rows().size() == 4 * (m - 1));
     CHECK(A.bands()(C, 0) == 1.0);
-    Solver solver(cpu_options());
+    Solver solver(tested_options());
     solver.setup(A);
     std::vector<double> x;
     const SolveReport r = solver.solve(b, x);
@@ -347,7 +347,7 @@ TEST_CASE("GridMatrix rejects bad matrices, naming the row and entry", "[api][er
 }
 
 TEST_CASE("Solver: solve before setup and a right-hand side of the wrong size are input errors", "[api][errors]") {
-    Solver solver(cpu_options());
+    Solver solver(tested_options());
     std::vector<double> x;
     CHECK_THROWS_AS(solver.solve(std::vector<double>(81, 1.0), x), input_error);
     solver.setup(GridMatrix(Grid(9, 9), assemble_stiffness(builtin_case("U1").mesh(3))));

@@ -1,5 +1,6 @@
 // Flexible CG around the V-cycles (src/solver/flexible_cg.hpp) against iterative refinement on
-// the CPU backend: the same answer, no more cycles, the stop rules, the safeguards.
+// the tested backend (tested_backend.hpp): the same answer, no more cycles, the stop rules, the
+// safeguards.
 
 #include "krylov_harness.hpp"
 
@@ -14,7 +15,6 @@ namespace {
 
 SolverOptions with_outer(OuterMethod outer, InnerStop inner = {InnerStop::Kind::cycles, 1}) {
     SolverOptions options;
-    options.backend = BackendKind::cpu;
     options.outer = outer;
     options.inner = inner;
     return options;

@@ -1,9 +1,13 @@
-// The multigrid solver through the public API on the CPU backend: agreement with the direct
-// solve, the paper's accuracy (Table 2) with mixed precision, mixed against double, an
-// iteration-count baseline (paper Table 3), the point smoothers' limits, and failure reports.
+// The multigrid solver through the public API on the tested backend (tested_backend.hpp: the CPU
+// in adimg_tests, CUDA in adimg_gpu_tests): agreement with the direct solve, the paper's accuracy
+// (Table 2) with mixed precision, mixed against double, an iteration-count baseline (paper Table
+// 3) measured on the CPU, the point smoothers' limits, and failure reports. The coarsest grid's
+// host factor is tested in test_coarse_factor.cpp.
 
+#include "case_solve.hpp"
 #include "compare.hpp"
 #include "paper_values.hpp"
+#include "tested_backend.hpp"
 
 #include <adimg/problems.hpp>
 #include <adimg/io.hpp>
@@ -11,8 +15,6 @@
 #include <adimg/hierarchy.hpp>
 #include <adimg/pinned_memory.hpp>
 #include <adimg/solver.hpp>
-
-#include <solver/coarse_factor.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -28,35 +30,18 @@ using namespace adimg;
 
 namespace {
 
-struct Run {
-    SolveReport report;
-    std::vector<double> x;
-    double error = 0.0;  ///< relative L2 error against the exact solution
-};
+using Run = adimg_test::CaseRun;
+using adimg_test::solve_case;
 
-/// The paper's solver on the CPU: iterative refinement, inner digits:2, 4 + 4 smoothing steps,
+/// The paper's solver on the tested backend: iterative refinement, inner digits:2, 4 + 4 smoothing steps,
 /// no full multigrid start (the library's defaults are the faster flexible CG, test_krylov.cpp).
-SolverOptions cpu_options(Precision precision = Precision::mixed) {
-    SolverOptions options;
-    options.backend = BackendKind::cpu;
-    options.precision = precision;
+SolverOptions paper_options(Precision precision = Precision::mixed) {
+    SolverOptions options = adimg_test::tested_options(precision);
     options.outer = OuterMethod::refinement;
     options.inner = {InnerStop::Kind::digits, 2};
     options.pre_smooth = options.post_smooth = 4;
     options.full_multigrid = false;
     return options;
-}
-
-Run solve_case(const std::string& name, int level, const SolverOptions& options) {
-    const CaseSpec spec = builtin_case(name);
-    const TensorMesh mesh = spec.mesh(level);
-    const PolynomialProblem problem{spec.x.length, spec.y.length};
-    Solver solver(options);
-    solver.setup(rediscretized_hierarchy(spec, level, std::min(options.coarse_level, level)));
-    Run run;
-    run.report = solver.solve(assemble_load(mesh, problem), run.x);
-    run.error = relative_l2_error(mesh, problem, run.x);
-    return run;
 }
 
 double relative_difference(double a, double b) { return std::abs(a - b) / std::abs(b); }
@@ -70,53 +55,12 @@ std::string describe(const Run& run) {
 
 // --- the coarsest-grid solve ---------------------------------------------------------------------
 
-namespace {
-/// max |(A X)_pq - I_pq| for X = the factor's inverse(), dense row-major.
-double identity_defect(const NineBands<double>& A, const CoarseFactor& factor) {
-    const Eigen::Index n = static_cast<Eigen::Index>(A.rows());
-    std::vector<double> X(static_cast<std::size_t>(n) * n);
-    factor.inverse(X.data());
-    using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-    const Eigen::MatrixXd product = to_eigen(A) * Eigen::Map<const RowMajor>(X.data(), n, n);
-    return (product - Eigen::MatrixXd::Identity(n, n)).cwiseAbs().maxCoeff();
-}
-}  // namespace
-
-TEST_CASE("CoarseFactor: A A^-1 = I on the cases' 33 x 33 grids (Cholesky) and for a nonsymmetric matrix (LU)",
-          "[coarse]") {
-    // Measured: max |A A^-1 - I| 3.4e-15 (A2) .. 1.3e-14 (A5); 4.4e-16 for the nonsymmetric one.
-    for (const std::string name : {"U1", "A2", "A5"}) {
-        const NineBands<double> A = assemble_stiffness(builtin_case(name).mesh(5));
-        const double defect = identity_defect(A, CoarseFactor(A));
-        INFO(name << " level 5: max |A A^-1 - I| = " << defect);
-        CHECK(defect < 1e-11);
-    }
-    NineBands<double> skew = assemble_stiffness(builtin_case("U1").mesh(3));
-    skew(E, 4 * 9 + 4) += 0.1;  // one coupling of the centre node, not mirrored
-    const double defect = identity_defect(skew, CoarseFactor(skew));
-    INFO("nonsymmetric: max |A A^-1 - I| = " << defect);
-    CHECK(defect < 1e-13);
-}
-
-TEST_CASE("CoarseFactor refuses a singular matrix, naming the way out", "[coarse][errors]") {
-    const NineBands<double> zero(3, 3);
-    try {
-        CoarseFactor{zero};
-        FAIL("a zero matrix was inverted");
-    } catch (const input_error& e) {
-        const std::string what = e.what();
-        INFO(what);
-        CHECK(what.find("singular") != std::string::npos);
-        CHECK(what.find("SolverOptions::coarse_solver = pcg") != std::string::npos);
-    }
-}
-
 TEST_CASE("The direct coarsest-grid solve equals an exact PCG there: same cycles, same solution (U1, A5, L=6)",
           "[coarse][multigrid]") {
     // Coarsest grid level 3 (9 x 9 nodes, 49 interior unknowns): PCG with 49 iterations is exact
     // in exact arithmetic. Measured: identical iteration counts, solutions equal to 1.6e-15.
     for (const std::string name : {"U1", "A5"}) {
-        SolverOptions direct = cpu_options(Precision::double_);
+        SolverOptions direct = paper_options(Precision::double_);
         direct.coarse_level = 3;
         SolverOptions pcg = direct;
         pcg.coarse_solver = CoarseSolver::pcg;
@@ -134,7 +78,7 @@ TEST_CASE("The direct coarsest-grid solve equals an exact PCG there: same cycles
 TEST_CASE("A coarsest grid above 65 x 65 is solved by PCG, a smaller one holds its factor", "[coarse]") {
     const CaseSpec spec = builtin_case("U1");
     for (int coarse : {5, 6, 7}) {
-        SolverOptions options = cpu_options(Precision::double_);
+        SolverOptions options = paper_options(Precision::double_);
         options.coarse_level = coarse;
         Solver solver(options);
         solver.setup(rediscretized_hierarchy(spec, 8, coarse));
@@ -159,7 +103,7 @@ TEST_CASE("Double multigrid agrees with the direct solve to 1e-9 at L=6 for ever
     // 6.4e-9 (U3), measured, so this check sets options.digits = 12: the remaining difference is
     // then the direct solve's own rounding plus a 1e-12 defect. Measured max-norm differences: 3.6e-14 (A3) .. 1.8e-13 (A5) relative,
     // after 6 (U3) .. 13 (A5) cycles.
-    SolverOptions options = cpu_options(Precision::double_);
+    SolverOptions options = paper_options(Precision::double_);
     options.digits = 12;
     for (const std::string& name : builtin_case_names()) {
         const CaseSpec spec = builtin_case(name);
@@ -181,7 +125,7 @@ namespace {
 void check_table2_mixed(int level) {
     for (const std::string& name : builtin_case_names()) {
         const double paper = paper::table2.at({name, level}).cpu_double;
-        const Run run = solve_case(name, level, cpu_options());  // default: mixed, adi, inner digits:2
+        const Run run = solve_case(name, level, paper_options());  // default: mixed, adi, inner digits:2
         INFO(name << " L=" << level << ": mixed " << describe(run) << "; relative L2 error " << run.error
                   << ", paper Table 2 CPU-double " << paper << ", relative difference "
                   << relative_difference(run.error, paper) << " (expected < 5e-5)");
@@ -212,8 +156,8 @@ TEST_CASE("Table 2: mixed and double multigrid give the same relative L2 errors 
     std::ostringstream table;
     table << "relative L2 errors at L=7, mixed vs double:";
     for (const std::string& name : builtin_case_names()) {
-        const Run mixed = solve_case(name, 7, cpu_options(Precision::mixed));
-        const Run dbl = solve_case(name, 7, cpu_options(Precision::double_));
+        const Run mixed = solve_case(name, 7, paper_options(Precision::mixed));
+        const Run dbl = solve_case(name, 7, paper_options(Precision::double_));
         const double absolute = std::abs(mixed.error - dbl.error), relative = relative_difference(mixed.error, dbl.error);
         INFO(name << " L=7: mixed " << mixed.error << " (" << describe(mixed) << "), double " << dbl.error << " ("
                   << describe(dbl) << "); |difference| " << absolute << " (expected < 1e-6), relative difference "
@@ -249,7 +193,9 @@ struct Baseline {
 // The mixed digits:2 counts are checked against the paper's Table 4 ("2 digits" column, GPU):
 // the outer counts within one, the inner ones within two. Only A5 needs the two (4:15 at both
 // levels against the paper's 4:13); everything else is within one.
-// These are regression baselines for this code.
+// These are regression baselines for this code, measured on the CPU backend; the CUDA backend is
+// held to them within the same one step, which its float cycles (other summation orders, fused
+// multiply-adds) may take to reach the stop.
 const std::map<std::pair<std::string, int>, Baseline> baseline = {
     {{"U1", 8}, {6, 4, 7}},  {{"U2", 8}, {6, 4, 7}},  {{"U3", 8}, {5, 3, 5}},  {{"A1", 8}, {6, 4, 7}},
     {{"A2", 8}, {6, 3, 6}},  {{"A3", 8}, {6, 3, 6}},  {{"A4", 8}, {8, 3, 8}},  {{"A5", 8}, {11, 4, 15}},
@@ -259,8 +205,8 @@ const std::map<std::pair<std::string, int>, Baseline> baseline = {
 void check_iterations(int level) {
     for (const std::string& name : builtin_case_names()) {
         const Baseline expected = baseline.at({name, level});
-        const Run dbl = solve_case(name, level, cpu_options(Precision::double_));
-        const Run mixed = solve_case(name, level, cpu_options(Precision::mixed));
+        const Run dbl = solve_case(name, level, paper_options(Precision::double_));
+        const Run mixed = solve_case(name, level, paper_options(Precision::mixed));
         INFO(name << " L=" << level << ": double " << describe(dbl) << " (baseline " << expected.double_outer
                   << ", paper Table 3 " << paper::table3_double_iterations.at({name, level}) << "); mixed digits:2 "
                   << describe(mixed) << " (baseline " << expected.mixed_outer << ":" << expected.mixed_inner
@@ -297,7 +243,7 @@ TEST_CASE("Tables 3-4: ADI double and mixed digits:2 iteration counts at L=9 (ba
 TEST_CASE("Paper Sec. 3: Jacobi (omega 0.7) and Gauss–Seidel multigrid converge on U1 L=7 (double)",
           "[multigrid][smoother]") {
     // Measured: Jacobi 6 cycles (rate 0.036 per cycle), Gauss–Seidel 4 cycles (rate 0.0045).
-    SolverOptions options = cpu_options(Precision::double_);
+    SolverOptions options = paper_options(Precision::double_);
     options.smoother = Smoother::jacobi;
     const Run jacobi = solve_case("U1", 7, options);
     options.smoother = Smoother::gauss_seidel;
@@ -317,7 +263,7 @@ TEST_CASE("Paper Sec. 3: on A2 L=7 Jacobi multigrid fails and Gauss–Seidel is 
     // cycles having gained 0.18 digits (the defect first drops by one digit, then grows);
     // Gauss–Seidel converges in 26 cycles at 0.488 per cycle, where ADI needs 6 at 0.031.
     // (The issue expected Gauss–Seidel above 0.5 per cycle; we measure 0.488 and assert 0.4–0.6.)
-    SolverOptions options = cpu_options(Precision::double_);
+    SolverOptions options = paper_options(Precision::double_);
     options.smoother = Smoother::jacobi;
     const Run jacobi = solve_case("A2", 7, options);
     INFO("A2 L=7 Jacobi omega 0.7: " << describe(jacobi));
@@ -344,7 +290,7 @@ TEST_CASE("Paper Sec. 2.5: mixed precision converges on A5 L=8 without falling b
     // A5's matrix entries span 12.6 orders of magnitude at L=8 (adimg info: 1/3 .. 1.47e12,
     // aspect ratios up to 2.2e12); the scaled float V-cycle still gains two digits per outer step.
     // Measured: 4:15, rate 0.21 per inner cycle, 10.2 digits.
-    const Run run = solve_case("A5", 8, cpu_options());
+    const Run run = solve_case("A5", 8, paper_options());
     INFO("A5 L=8 mixed: " << describe(run) << "; relative L2 error " << run.error);
     REQUIRE(run.report.ok());
     CHECK_FALSE(run.report.fell_back_to_double);
@@ -358,7 +304,7 @@ TEST_CASE("Paper Sec. 2.5: mixed precision converges on A5 L=8 without falling b
 TEST_CASE("Table 1: single precision on U1 L=9 stagnates and says so", "[multigrid][single][errors]") {
     // Float alone cannot reach 8 digits at L=9 (paper Table 1: the single error grows from L=8).
     // Measured: stagnated after 8 cycles having gained 2.7 digits.
-    const Run run = solve_case("U1", 9, cpu_options(Precision::single));
+    const Run run = solve_case("U1", 9, paper_options(Precision::single));
     INFO("U1 L=9 single: " << describe(run) << "; relative L2 error " << run.error);
     CHECK(run.report.status == SolveStatus::stagnated);
     CHECK_FALSE(run.report.ok());
@@ -373,7 +319,7 @@ TEST_CASE("Solver: the first defect is b from a zero guess and b - A x0 from a g
     const TensorMesh mesh = spec.mesh(6);
     const std::vector<double> b = assemble_load(mesh, {spec.x.length, spec.y.length});
     const Eigen::VectorXd b_eigen = Eigen::Map<const Eigen::VectorXd>(b.data(), static_cast<Eigen::Index>(b.size()));
-    Solver solver(cpu_options());
+    Solver solver(paper_options());
     solver.setup(rediscretized_hierarchy(spec, 6, 5));
     std::vector<double> x;
     const SolveReport from_zero = solver.solve(b, x);
@@ -393,7 +339,7 @@ TEST_CASE("Solver: the pointer API on the caller's memory gives the vector API's
     const CaseSpec spec = builtin_case("A2");
     const TensorMesh mesh = spec.mesh(6);
     const std::vector<double> b = assemble_load(mesh, {spec.x.length, spec.y.length});
-    Solver solver(cpu_options());
+    Solver solver(paper_options());
     solver.setup(rediscretized_hierarchy(spec, 6, 5));
     REQUIRE(solver.rows() == b.size());
     std::vector<double> x;
@@ -425,7 +371,7 @@ TEST_CASE("Solver: the pointer API on the caller's memory gives the vector API's
 
     CHECK_THROWS_AS(solver.solve(nullptr, x0.data(), InitialGuess::zero), input_error);
     CHECK_THROWS_AS(solver.solve(b.data(), nullptr, InitialGuess::zero), input_error);
-    CHECK_THROWS_WITH(Solver(cpu_options()).solve(b.data(), x0.data(), InitialGuess::zero), Catch::Contains("setup()"));
+    CHECK_THROWS_WITH(Solver(paper_options()).solve(b.data(), x0.data(), InitialGuess::zero), Catch::Contains("setup()"));
     CHECK_FALSE(is_pinned(b.data()));
     CHECK_FALSE(is_pinned(nullptr));
     free_pinned(nullptr);  // ignored
@@ -438,8 +384,8 @@ TEST_CASE("Solver: setup once and solve many times, misuse is an input_error", "
     const CaseSpec spec = builtin_case("U2");
     const TensorMesh mesh = spec.mesh(5);
     const std::vector<double> b = assemble_load(mesh, {spec.x.length, spec.y.length});
-    Solver solver(cpu_options());
-    CHECK(solver.backend() == BackendKind::cpu);
+    Solver solver(paper_options());
+    CHECK(solver.backend() == adimg_test::tested_backend());
     std::vector<double> x;
     CHECK_THROWS_AS(solver.solve(b, x), input_error);  // no setup yet
     solver.setup(rediscretized_hierarchy(spec, 5, 1));
@@ -457,7 +403,7 @@ TEST_CASE("Solver: setup once and solve many times, misuse is an input_error", "
     CHECK(solver.solve_count() == 2);
     CHECK_THROWS_AS(solver.solve(std::vector<double>(b.size() + 1, 0.0), x), input_error);
 
-    SolverOptions bad = cpu_options();
+    SolverOptions bad = paper_options();
     bad.omega = 1.5;
     CHECK_THROWS_AS(Solver(bad), input_error);
 }
@@ -469,16 +415,20 @@ TEST_CASE("Solver::setup from a case equals setup from its rediscretized hierarc
         INFO(name);
         const CaseSpec spec = builtin_case(name);
         const std::vector<double> b = assemble_load(spec.mesh(7), {spec.x.length, spec.y.length});
-        SolverOptions options;
-        options.backend = BackendKind::cpu;
+        const SolverOptions options = adimg_test::tested_options();
         Solver from_case(options), from_hierarchy(options);
         from_case.setup(spec, 7);
         from_hierarchy.setup(rediscretized_hierarchy(spec, 7, options.coarse_level));
         std::vector<double> x_case, x_hierarchy;
         const SolveReport r_case = from_case.solve(b, x_case), r_hierarchy = from_hierarchy.solve(b, x_hierarchy);
         REQUIRE(r_case.ok());
-        CHECK(r_case.iterations() == r_hierarchy.iterations());
-        CHECK(x_case == x_hierarchy);
+        if (adimg_test::testing_cpu()) {  // both setups hand the backend the same host matrices
+            CHECK(r_case.iterations() == r_hierarchy.iterations());
+            CHECK(x_case == x_hierarchy);
+        } else {  // the GPU assembles a case's levels itself, equal to the host's to 1e-14 (not bit for bit)
+            CHECK(std::abs(r_case.outer_iterations - r_hierarchy.outer_iterations) <= 1);
+            CHECK(adimg_test::relative_max_difference(x_case, x_hierarchy) < 1e-6);
+        }
         from_case.setup(spec, 7);
         CHECK(from_case.allocation_count() == 1);
         CHECK(from_case.levels().front().level == options.coarse_level);
@@ -495,8 +445,7 @@ TEST_CASE("A mixed solve ends full multigrid in double: its first step gains wha
         for (const InnerStop inner : {InnerStop{InnerStop::Kind::cycles, 1}, InnerStop{InnerStop::Kind::cycles, 2},
                                       InnerStop{InnerStop::Kind::digits, 2}}) {
             CAPTURE(to_string(outer), to_string(inner));
-            SolverOptions options;
-            options.backend = BackendKind::cpu;
+            SolverOptions options = adimg_test::tested_options();
             options.outer = outer;
             options.inner = inner;
             options.full_multigrid = true;

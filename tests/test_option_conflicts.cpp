@@ -1,7 +1,8 @@
 // Options that would do nothing are refused, naming both options and what to do (issue 40,
 // finding 9): by the library's check_given_options(), which `adimg solve`, `adimg-mpi` and Python
-// share, and through the CLI. Also what the CLI says it runs: --precision single reports the
-// refinement it runs, --quiet prints the result alone, one thread is "1 OpenMP thread".
+// share, and through the CLI. Also what the CLI prints: --quiet prints the result alone, one thread
+// is "1 OpenMP thread" (the configuration it runs, --precision single's refinement included, is
+// checked in test_cli_configuration.cpp).
 
 #include <adimg/error.hpp>
 #include <adimg/io.hpp>
@@ -13,8 +14,6 @@
 #include "cli_runner.hpp"
 
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -24,15 +23,11 @@ namespace {
 
 using adimg_test::Capture;
 using adimg_test::CliResult;
+using adimg_test::file_text;
 using adimg_test::have_cli;
 using adimg_test::run_cli;
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-std::string file_text(const std::filesystem::path& path) {
-    std::ifstream in(path);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 /// Options with some fields changed, and the fields the user is said to have given.
 struct Given {
@@ -211,31 +206,6 @@ TEST_CASE("adimg solve refuses options that would do nothing, naming both flags 
         const CliResult r = run_cli(std::string("solve --case U1 --backend cpu --quiet ") + options);
         INFO("adimg solve ... " << options << "\n-> exit " << r.status << ":\n" << r.output);
         CHECK(r.status == 0);
-    }
-}
-
-TEST_CASE("adimg solve --precision single prints and writes to --json the refinement it runs",
-          "[option-conflicts][cli]") {
-    if (!have_cli()) return;
-    struct Row {
-        const char* options;
-        const char* outer;  ///< the outer method that runs
-    };
-    const Row rows[] = {
-        {"--precision single --digits 5", "refinement"},  // printed and wrote cg
-        {"--precision single --digits 5 --outer refinement", "refinement"},
-        {"--precision double", "cg"},
-    };
-    const adimg_test::TempDir dir("option_conflicts_single");
-    for (const Row& row : rows) {
-        const CliResult r = run_cli(std::string("solve --case U1 --level 5 --backend cpu --json ") + (dir / "r.json") +
-                                        " " + row.options,
-                                    Capture::stdout_only, 60);
-        const std::string json = file_text(dir.file("r.json"));
-        INFO("adimg solve ... " << row.options << "\n-> exit " << r.status << ":\n" << r.output << "\nJSON:\n" << json);
-        CHECK(r.status == 0);
-        CHECK(contains(r.output, "\n  --outer                  " + std::string(row.outer) + "\n"));
-        CHECK(contains(json, "\"outer\": \"" + std::string(row.outer) + "\""));
     }
 }
 

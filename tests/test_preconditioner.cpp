@@ -1,13 +1,16 @@
 // The V-cycle as a preconditioner (Solver::precondition): with the pre-smoother the adjoint of
 // the post-smoother, the restriction the transpose of the prolongation and the exact coarse
 // solve, one cycle from zero is a symmetric linear operator M (docs/design.md §4), so that a
-// user's own CG may use it.
+// user's own CG may use it. On the tested backend (tested_backend.hpp); the user's CG multiplies
+// by A with the CPU backend on the host, as a user's code would with its own product.
 
 #include <adimg/error.hpp>
 #include <adimg/problems.hpp>
 #include <adimg/solver.hpp>
 
 #include <cpu/cpu_backend.hpp>
+
+#include "tested_backend.hpp"
 
 #include <Eigen/Core>
 #include <catch2/catch.hpp>
@@ -28,10 +31,8 @@ Eigen::VectorXd random_vector(std::size_t n, unsigned seed) {
     return v;
 }
 
-SolverOptions cpu_options(Precision precision, Smoother smoother = Smoother::adi) {
-    SolverOptions options;
-    options.backend = BackendKind::cpu;
-    options.precision = precision;
+SolverOptions options_with(Precision precision, Smoother smoother = Smoother::adi) {
+    SolverOptions options = adimg_test::tested_options(precision);
     options.smoother = smoother;
     return options;
 }
@@ -52,7 +53,7 @@ TEST_CASE("one V-cycle from zero is a symmetric operator in double", "[precondit
     for (Smoother smoother : {Smoother::adi, Smoother::gauss_seidel, Smoother::jacobi})
         for (const char* name : {"U1", "A2", "A5"}) {
             CAPTURE(to_string(smoother), name);
-            Solver solver(cpu_options(Precision::double_, smoother));
+            Solver solver(options_with(Precision::double_, smoother));
             solver.setup(builtin_case(name), 9);
             CHECK(asymmetry(solver) <= 1e-12);
         }
@@ -60,7 +61,7 @@ TEST_CASE("one V-cycle from zero is a symmetric operator in double", "[precondit
 
 TEST_CASE("a cycle with unequal pre- and post-smoothing is not symmetric", "[preconditioner]") {
     // The check above can fail: with fewer post- than pre-smoothing steps the cycle is not symmetric.
-    SolverOptions options = cpu_options(Precision::double_);
+    SolverOptions options = options_with(Precision::double_);
     options.post_smooth = 2;
     Solver solver(options);
     solver.setup(builtin_case("A2"), 7);
@@ -68,7 +69,7 @@ TEST_CASE("a cycle with unequal pre- and post-smoothing is not symmetric", "[pre
 }
 
 TEST_CASE("the mixed preconditioner is linear in the scale of r and symmetric to float rounding", "[preconditioner]") {
-    Solver solver(cpu_options(Precision::mixed));
+    Solver solver(options_with(Precision::mixed));
     solver.setup(builtin_case("A5"), 8);
     CHECK(asymmetry(solver) <= 1e-5);
     // r scaled by 1e-30 (an A5 defect late in a solve): the same z, scaled.
@@ -80,7 +81,7 @@ TEST_CASE("the mixed preconditioner is linear in the scale of r and symmetric to
 }
 
 TEST_CASE("precondition refuses what it cannot apply", "[preconditioner]") {
-    Solver solver(cpu_options(Precision::mixed));
+    Solver solver(options_with(Precision::mixed));
     Eigen::VectorXd r = Eigen::VectorXd::Ones(9), z;
     CHECK_THROWS_WITH(solver.precondition(r, z), Catch::Contains("call setup() with the matrix before precondition()"));
     solver.setup(builtin_case("U1"), 6);
@@ -108,7 +109,7 @@ TEST_CASE("a user's own CG with the cycle needs no more iterations than the buil
                 be.multiply(A, in, out);
                 return Eigen::VectorXd(Eigen::Map<const Eigen::VectorXd>(out.data(), out.size()));
             };
-            Solver solver(cpu_options(precision));
+            Solver solver(options_with(precision));
             solver.setup(spec, level);
             // Textbook preconditioned CG from x = 0 to 8 digits of defect reduction.
             const Eigen::VectorXd b = Eigen::Map<const Eigen::VectorXd>(load.data(), load.size());
@@ -132,7 +133,7 @@ TEST_CASE("a user's own CG with the cycle needs no more iterations than the buil
 
             // The built-in solve with the same cycle: flexible CG from zero (its full multigrid
             // start, which a user's CG does not have, saves it one more cycle).
-            SolverOptions same_cycle = cpu_options(Precision::mixed);
+            SolverOptions same_cycle = options_with(Precision::mixed);
             same_cycle.full_multigrid = false;
             Solver built_in(same_cycle);
             built_in.setup(spec, level);

@@ -1,5 +1,5 @@
-// Warm starts (docs/design.md §5), the test body that the CPU tests (test_warm_start.cpp) and the
-// GPU tests (gpu/test_cuda_solver.cpp) run on their backend: a solve from a guess good to 0, 2, 5,
+// Warm starts (docs/design.md §5), the test body that test_warm_start.cpp runs on the tested
+// backend (the CPU in adimg_tests, CUDA in adimg_gpu_tests): a solve from a guess good to 0, 2, 5,
 // 8 or 12 digits, and from the converged answer of a cold solve, in every precision and outer
 // method. The stop is measured against ||b||, so a guess that already meets it comes back at once
 // and untouched; a solve never returns an x whose defect is larger than its guess's; the report's

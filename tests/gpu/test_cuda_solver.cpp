@@ -1,7 +1,8 @@
-// Whole solves on the GPU against the CPU backend, through the public API.
+// Whole solves on the GPU against the CPU backend's, through the public API: what the shared
+// solver test bodies (tested_backend.hpp, run here on CUDA) cannot show, the two backends' results
+// side by side, and a level larger than the CPU tests solve.
 
 #include "../paper_values.hpp"
-#include "../warm_start_matrix.hpp"
 
 #include <adimg/problems.hpp>
 #include <adimg/hierarchy.hpp>
@@ -38,6 +39,9 @@ Result solve(const std::string& name, int level, BackendKind backend, Precision 
 
 }  // namespace
 
+// The CPU backend is the reference. Outer iterations within one: the GPU's float V-cycles round
+// differently (fused multiply-adds, other summation orders), so the stop may come a step apart;
+// the L2 errors, which the stop bounds, within 1e-6.
 TEST_CASE("GPU and CPU agree: all cases at L=8 and 9, ADI, mixed precision", "[gpu][solver]") {
     for (int level : {8, 9}) {
         for (const std::string& name : builtin_case_names()) {
@@ -50,21 +54,6 @@ TEST_CASE("GPU and CPU agree: all cases at L=8 and 9, ADI, mixed precision", "[g
             CHECK(std::abs(gpu.report.outer_iterations - cpu.report.outer_iterations) <= 1);
             CHECK(std::abs(gpu.error - cpu.error) < 1e-6);
             CHECK(std::abs(gpu.error - paper) / paper < 2e-4);
-        }
-    }
-}
-
-// Table 2's GPU-mixed column lies within 1e-4 of CPU-double, as the paper reports. Measured on
-// the H200 at 0979ffb: 8.9e-8 (A1, L=8) .. 1.8e-5 (U3, L=8). With the V-cycle down to 3 x 3
-// (PCG there) U1 at L=9 stopped after 8.56 digits at 1.57e-4; the coarsest grid solved directly
-// makes the first inner cycle gain two digits, and the solve ends with 10.3 digits at 2.4e-6.
-TEST_CASE("Table 2, GPU-mixed: within 1e-4 of the paper's CPU-double at L=8 and 9", "[gpu][solver]") {
-    for (int level : {8, 9}) {
-        for (const std::string& name : builtin_case_names()) {
-            const Result gpu = solve(name, level, BackendKind::cuda, Precision::mixed);
-            const double paper = paper::table2.at({name, level}).cpu_double;
-            INFO(name << " L=" << level << ": GPU-mixed " << gpu.error << ", paper CPU-double " << paper);
-            CHECK(std::abs(gpu.error - paper) / paper < 1e-4);
         }
     }
 }
@@ -88,13 +77,4 @@ TEST_CASE("GPU Jacobi and Gauss-Seidel converge on U1 and match the CPU iteratio
         CHECK(std::abs(gpu.report.outer_iterations - cpu.report.outer_iterations) <= 1);
         CHECK(std::abs(gpu.error - cpu.error) < 1e-6);
     }
-}
-
-TEST_CASE("Warm starts: guesses good to 0 to 12 digits, every precision and outer method, CUDA", "[gpu][solver]") {
-    adimg_test::warm_start::check_warm_starts(BackendKind::cuda);
-}
-
-TEST_CASE("A guess that is the answer at once: b = 0, a small b under the absolute stop, a NaN in b, CUDA",
-          "[gpu][solver]") {
-    adimg_test::warm_start::check_guess_is_the_answer(BackendKind::cuda);
 }
