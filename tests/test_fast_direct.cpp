@@ -388,8 +388,8 @@ TEST_CASE("Fast direct: refinement when the transform alone misses the criterion
     CHECK_THAT(stopped.message, Catch::Contains("FastDirectOptions::max_refinements = 0"));
     CHECK(stopped.final_defect == stopped.first_defect);
 
-    // 15 digits are beyond the defect's rounding level: the loop ends by itself, and x is the best
-    // iterate (an undone step leaves the final defect at the smallest one seen).
+    // 15 digits are beyond the defect's rounding level: the loop ends at the first step that does
+    // not reduce the defect, and x is its last iterate (as a multigrid solve that stagnates).
     options.max_refinements = 10;
     options.digits = 15;
     FastDirectSolver unreachable(options);
@@ -398,10 +398,61 @@ TEST_CASE("Fast direct: refinement when the transform alone misses the criterion
     CHECK(stalled.status == SolveStatus::stagnated);
     CHECK(stalled.refinement_steps < 10);
     CHECK_THAT(stalled.message, Catch::Contains("did not reduce the defect"));
-    double smallest = stalled.history.front().defect;
-    for (const OuterStep& step : stalled.history) smallest = std::min(smallest, step.defect);
-    CHECK(stalled.final_defect == smallest);
+    REQUIRE(stalled.history.size() >= 2);
+    CHECK(stalled.history.back().defect >= stalled.history[stalled.history.size() - 2].defect);
+    CHECK(stalled.final_defect == stalled.history.back().defect);
     CHECK(relative_max_difference(x, reference) < 1e-10);
+}
+
+TEST_CASE("Fast direct from a guess: a step corrects it, one that meets the criterion is the answer, a failure "
+          "hands back the better of guess and iterate", "[fast_direct]") {
+    const TensorMesh mesh = builtin_case("A2").mesh(7);
+    const std::vector<double> b = assemble_load(mesh, {});
+    FastDirectSolver solver(cpu_options());
+    solver.setup(mesh);
+    std::vector<double> solution;
+    REQUIRE(solver.solve(b, solution).ok());
+
+    // The solution as the guess: no step, x untouched.
+    std::vector<double> x = solution;
+    const FastDirectReport at_once = solver.solve(b.data(), x.data(), InitialGuess::given);
+    CHECK(at_once.ok());
+    CHECK(at_once.outer_iterations == 0);
+    CHECK(at_once.initial_defect <= at_once.target_defect);
+    CHECK(x == solution);
+
+    // A guess off by 1e-3 on every interior node: one transform solve of its defect corrects it.
+    x = solution;
+    for (std::size_t p = 0; p < x.size(); ++p) x[p] *= 1.0 + 1e-3 * std::sin(0.1 * static_cast<double>(p));
+    const FastDirectReport corrected = solver.solve(b.data(), x.data(), InitialGuess::given);
+    INFO("initial defect " << corrected.initial_defect << ", final " << corrected.final_defect);
+    CHECK(corrected.ok());
+    CHECK(corrected.outer_iterations >= 1);
+    CHECK(corrected.initial_defect > corrected.target_defect);
+    CHECK(corrected.final_defect <= corrected.target_defect);
+    CHECK(relative_max_difference(x, solution) < 1e-10);
+
+    // 15 digits from the solution itself, which meets 8 only: the steps cannot reach them; the solve
+    // stagnates and hands back whichever of its last iterate and the guess has the smaller defect.
+    FastDirectOptions strict = cpu_options();
+    strict.digits = 15;
+    strict.max_refinements = 10;
+    FastDirectSolver unreachable(strict);
+    unreachable.setup(mesh);
+    x = solution;
+    const FastDirectReport failed = unreachable.solve(b.data(), x.data(), InitialGuess::given);
+    CHECK_FALSE(failed.ok());
+    CHECK(failed.final_defect <= failed.initial_defect);
+    if (failed.message.find("the initial guess is returned") != std::string::npos) CHECK(x == solution);
+    CHECK(relative_max_difference(x, solution) < 1e-10);
+
+    // A guess that is not finite: the solve says so and leaves x as given.
+    x = solution;
+    x[x.size() / 2] = NAN;
+    const FastDirectReport not_finite = solver.solve(b.data(), x.data(), InitialGuess::given);
+    CHECK(not_finite.status == SolveStatus::non_finite);
+    CHECK_THAT(not_finite.message, Catch::Contains("initial guess"));
+    CHECK(std::isnan(x[x.size() / 2]));
 }
 
 TEST_CASE("Fast direct: bad input and misuse are input errors that say what is allowed", "[fast_direct]") {

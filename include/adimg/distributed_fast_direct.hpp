@@ -65,8 +65,10 @@ public:
     int mx() const;  ///< nodes per row
 
     /// Solves A x = b for this rank's rows: b and x hold rows().count * mx() values each (they
-    /// may be the same array). The report is the same on every rank.
-    FastDirectReport solve(const double* b, double* x, const StepCallback& on_step = {});
+    /// may be the same array), x this rank's rows of the initial guess with InitialGuess::given
+    /// (as FastDirectSolver::solve). The report is the same on every rank.
+    FastDirectReport solve(const double* b, double* x, InitialGuess guess = InitialGuess::zero,
+                           const StepCallback& on_step = {});
 
     /// The nodal values of the whole grid gathered from every rank's rows (on every rank).
     std::vector<double> gather(const double* x) const;

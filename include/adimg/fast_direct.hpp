@@ -46,8 +46,10 @@
 /// (src/fast_direct/difference_defect.hpp: sum_q a_pq (x_q - x_p) + (row sum) x_p, whose rounding
 /// is that of x's differences, not of x), and while it is above the stop criterion (reduced by
 /// 10^-digits relative to ||b||, as the multigrid solve) up to max_refinements steps of iterative
-/// refinement x += P(b - A x) follow; the report says how many. A step that does not reduce the
-/// defect is undone and the solve ends `stagnated`.
+/// refinement x += P(b - A x) follow, in the multigrid solver's own refinement loop (the transform
+/// solve in the place of the V-cycles; docs/design.md §5); the report says how many. A step that
+/// does not reduce the defect ends the solve `stagnated`, with its last iterate, or the guess
+/// where that was better.
 ///
 /// The criterion does not see all of the transform solve's error: its rounding, amplified by the
 /// condition of the lowest modes, leaves a smooth error in x whose defect is below the rounding of
@@ -165,7 +167,7 @@ struct FastDirectCaseReport {
 };
 
 namespace fast_direct {
-class Engine;  // one backend's transform and refinement loop (src/fast_direct/engine.hpp)
+class FastDirectEngine;  // one backend's transform solve and defect (src/fast_direct/fast_direct_engine.hpp)
 }
 
 class FastDirectSolver {
@@ -190,13 +192,18 @@ public:
     /// The mesh of these element widths (x left to right, y bottom to top).
     void setup(std::vector<double> widths_x, std::vector<double> widths_y);
 
-    /// Solves A x = b for the assembled matrix of the mesh (rows p = j mx + i, Dirichlet rows identity).
-    /// x is resized and overwritten (a direct solve takes no initial guess). Throws input_error
-    /// before setup() or if b has the wrong size.
+    /// Solves A x = b for the assembled matrix of the mesh (rows p = j mx + i, Dirichlet rows identity)
+    /// from a zero guess. x is resized and overwritten. Throws input_error before setup() or if b
+    /// has the wrong size.
     FastDirectReport solve(const std::vector<double>& b, std::vector<double>& x, const StepCallback& on_step = {});
     /// The same on memory of the caller's choosing: b and x hold rows() values each (page-locked
-    /// memory, pinned_memory.hpp, travels to the GPU by DMA). b and x may be the same array.
-    FastDirectReport solve(const double* b, double* x, const StepCallback& on_step = {});
+    /// memory, pinned_memory.hpp, travels to the GPU by DMA). b and x may be the same array. With
+    /// InitialGuess::given x holds the initial guess: the first step corrects it by the transform
+    /// solve of its defect, x + P (b - A x), and the solve behaves as adimg::Solver's (a guess
+    /// that meets the criterion is the answer as it is, with no step; a failed solve hands back
+    /// the better of its last iterate and the guess).
+    FastDirectReport solve(const double* b, double* x, InitialGuess guess = InitialGuess::zero,
+                           const StepCallback& on_step = {});
     /// Solves the problem of the last setup(CaseSpec, level), with its load vector assembled and
     /// its relative L2 error measured where the solve runs (on the device for CUDA, as
     /// Solver::solve_case() does): neither b nor x travels, unless `x` is given, which then
@@ -241,7 +248,7 @@ private:
     std::optional<PolynomialProblem> case_problem_;
     /// Shared with the CPU engine; with the CUDA engine assembled by matrix() when asked.
     mutable std::shared_ptr<const NineBands<double>> matrix_;
-    std::unique_ptr<fast_direct::Engine> engine_;
+    std::unique_ptr<fast_direct::FastDirectEngine> engine_;
     BackendKind engine_backend_ = BackendKind::cpu;  ///< the backend engine_ runs on
     bool ready_ = false;                               ///< engine_ holds a setup
     std::size_t rows_ = 0;

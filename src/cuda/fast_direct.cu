@@ -1,9 +1,9 @@
 // The fast direct solve on the GPU (include/adimg/fast_direct.hpp states the method): sine
 // transforms by cuFFT (fast_direct_sine.cuh), eigenvector transforms by cuBLAS (both loaded when
 // first needed and called through cuda_libraries.cuh), the line systems
-// by the line solvers of src/lines (fast_direct_lines.cuh), the refinement loop by the CUDA
-// backend (src/fast_direct/engine.hpp) with the defect computed from the element widths
-// (fast_direct_defect.cuh).
+// by the line solvers of src/lines (fast_direct_lines.cuh), inside the one refinement loop on the
+// CUDA backend (src/fast_direct/fast_direct_engine.hpp) with the defect computed from the element
+// widths (fast_direct_defect.cuh).
 //
 // Layouts. The interior of the grid holds the values (t, l) of the transformed direction t and
 // the line direction l, x fastest; the line solvers want each mode's line contiguous ("lines":
@@ -23,7 +23,7 @@
 #include "fast_direct_sine.cuh"
 #include "kernels/launch.cuh"
 
-#include "../fast_direct/engine.hpp"
+#include "../fast_direct/fast_direct_engine.hpp"
 
 #include <adimg/error.hpp>
 
@@ -145,8 +145,8 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Engine> make_cuda_engine() {
-    return std::make_unique<BackendEngine<CudaBackend, CudaTransform, CudaDefect>>();
+std::unique_ptr<FastDirectEngine> make_cuda_engine() {
+    return std::make_unique<BackendFastDirectEngine<CudaBackend, CudaTransform, CudaDefect>>();
 }
 
 }  // namespace adimg::fast_direct

@@ -1,12 +1,13 @@
-// adimg::DistributedFastDirectSolver: the fast direct solver's refinement loop (BackendEngine,
-// src/fast_direct/engine.hpp) on StripBackend, with the strip transform and defect, over the strips
+// adimg::DistributedFastDirectSolver: the fast direct solver's engine (BackendFastDirectEngine,
+// src/fast_direct/fast_direct_engine.hpp) on StripBackend, with the strip transform and defect, over the strips
 // of DistributedSolver's finest level.
 
 #include <adimg/distributed_fast_direct.hpp>
 #include <adimg/error.hpp>
 #include <adimg/grid.hpp>
 
-#include "../fast_direct/engine.hpp"
+#include "../common/seconds_since.hpp"
+#include "../fast_direct/fast_direct_engine.hpp"
 #include "../fast_direct/separable_matrix.hpp"
 #include "../solver/coarsest_level.hpp"
 #include "strip_defect.hpp"
@@ -18,7 +19,7 @@
 namespace adimg {
 namespace {
 
-using StripEngine = fast_direct::BackendEngine<StripBackend, StripTransform, StripDefect>;
+using StripEngine = fast_direct::BackendFastDirectEngine<StripBackend, StripTransform, StripDefect>;
 
 /// The grids that DistributedSolver cuts into strips for an mx x my mesh with the default
 /// SolverOptions (DistributedSolver::rows_for), coarsest first, so that the finest strips are
@@ -97,7 +98,7 @@ void DistributedFastDirectSolver::setup(const TensorMesh& mesh, const FastDirect
     state_->mx = mesh.mx();
     state_->my = mesh.my();
     state_->ready = true;
-    state_->setup_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    state_->setup_seconds = seconds_since(start);
 }
 
 RowRange DistributedFastDirectSolver::rows() const {
@@ -110,13 +111,14 @@ int DistributedFastDirectSolver::mx() const {
     return state_->mx;
 }
 
-FastDirectReport DistributedFastDirectSolver::solve(const double* b, double* x, const StepCallback& on_step) {
+FastDirectReport DistributedFastDirectSolver::solve(const double* b, double* x, InitialGuess guess,
+                                                   const StepCallback& on_step) {
     state_->check_setup("solve");
     if (!b || !x) throw input_error("solve: b and x must point to this rank's rows of the grid");
     state_->context->comm.reset_counts();
     const auto start = std::chrono::steady_clock::now();
-    FastDirectReport report = state_->engine->solve(b, x, state_->options, on_step);
-    report.solve_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    FastDirectReport report = state_->engine->solve(b, x, guess, state_->options, on_step);
+    report.solve_seconds = seconds_since(start);
     return report;
 }
 

@@ -1,7 +1,7 @@
 #pragma once
-// The backend of the distributed fast direct solver's refinement loop (BackendEngine,
-// src/fast_direct/engine.hpp): the distributed backend on CPU ranks, whose vectors of the finest
-// grid are the ranks' strips of rows and whose norms and dot products add the ranks' sums in
+// The backend of the distributed fast direct solver's engine (BackendFastDirectEngine,
+// src/fast_direct/fast_direct_engine.hpp): the distributed backend on CPU ranks, whose vectors of
+// the finest grid are the ranks' strips of rows and whose norms and dot products add the ranks' sums in
 // double, plus the update x += c that the loop takes and the distributed multigrid does not, and
 // the ranks and rows that its transform (strip_transform.hpp) and defect (strip_defect.hpp) read.
 

@@ -1,13 +1,13 @@
 #pragma once
 // The defect b - A x of the distributed fast direct solver's refinement on a rank's strip: the
 // serial solver's difference form (src/fast_direct/difference_defect.hpp) on each owned row, with
-// x's halo rows, one from each neighbouring rank, refreshed first. The Defect of BackendEngine
-// (src/fast_direct/engine.hpp) on StripBackend.
+// x's halo rows, one from each neighbouring rank, refreshed first. The Defect of BackendFastDirectEngine
+// (src/fast_direct/fast_direct_engine.hpp) on StripBackend.
 
 #include <adimg/nine_bands.hpp>
 #include <adimg/problems.hpp>
 
-#include "../fast_direct/engine.hpp"
+#include "../fast_direct/fast_direct_engine.hpp"
 #include "strip_backend.hpp"
 
 #include <vector>

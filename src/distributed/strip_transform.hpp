@@ -4,7 +4,7 @@
 // transform of the rows, or the products with the generalised eigenvectors by Eigen, as the
 // serial CPU engine applies them); per x-mode the line system along y crosses the ranks and is
 // solved by PPT (strip_lines.hpp); then the inverse transform along x. The Transform of
-// BackendEngine (src/fast_direct/engine.hpp) on StripBackend.
+// BackendFastDirectEngine (src/fast_direct/fast_direct_engine.hpp) on StripBackend.
 
 #include "../fast_direct/plan.hpp"
 #include "../fast_direct/trig_rows.hpp"

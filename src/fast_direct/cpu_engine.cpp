@@ -4,7 +4,7 @@
 // refinement's defect by difference_defect() on the shared assembled matrix.
 
 #include "difference_defect.hpp"
-#include "engine.hpp"
+#include "fast_direct_engine.hpp"
 #include "trig_rows.hpp"
 
 #include "../cpu/cpu_backend.hpp"
@@ -162,6 +162,8 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Engine> make_cpu_engine() { return std::make_unique<BackendEngine<CpuBackend, CpuTransform, CpuDefect>>(); }
+std::unique_ptr<FastDirectEngine> make_cpu_engine() {
+    return std::make_unique<BackendFastDirectEngine<CpuBackend, CpuTransform, CpuDefect>>();
+}
 
 }  // namespace adimg::fast_direct

@@ -1,18 +1,22 @@
 #pragma once
-// The fast direct solve on one backend: the transform solve x = P b (the backend's Transform)
-// inside iterative refinement with the defect in difference form (the backend's Defect, the
-// formula of difference_defect.hpp). The loop is written once here for every backend;
-// include/adimg/fast_direct.hpp states the method and the stop rule.
+// The fast direct solve on one backend: the transform solve x = P b (the backend's Transform) as
+// the inner solve of the one refinement loop (refine(), src/solver/refinement.hpp), with the
+// defect in difference form (the backend's Defect, the formula of difference_defect.hpp) and the
+// fast direct solver's terms (fast_direct_terms.hpp); include/adimg/fast_direct.hpp states the
+// method and the stop rule.
 
 #include <adimg/error.hpp>
 #include <adimg/fast_direct.hpp>
 #include <adimg/solver.hpp>
 
+#include "../common/seconds_since.hpp"
+#include "../solver/refinement.hpp"
+#include "fast_direct_terms.hpp"
 #include "plan.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,14 +30,15 @@ using SharedBands = std::shared_ptr<const NineBands<double>>;
 
 /// One backend's engine, as FastDirectSolver sees it: the backend started when the engine is
 /// made, the plan's transform and defect made by each setup.
-class Engine {
+class FastDirectEngine {
 public:
-    virtual ~Engine() = default;
+    virtual ~FastDirectEngine() = default;
     /// Frees the previous setup's memory, then makes the transform of `plan` and the defect of
     /// the mesh (the CPU's from the assembled matrix A, the GPU's from the mesh's widths).
     virtual void setup(Plan plan, const TensorMesh& mesh, SharedBands A) = 0;
-    /// b and x hold the grid's rows; x receives the solution (b is read before x is written).
-    virtual FastDirectReport solve(const double* b, double* x, const FastDirectOptions& options,
+    /// b and x hold the grid's rows; x receives the solution (b is read before x is written), and
+    /// with InitialGuess::given holds the initial guess, which stays if it is the answer.
+    virtual FastDirectReport solve(const double* b, double* x, InitialGuess guess, const FastDirectOptions& options,
                                    const StepCallback& on_step) = 0;
     /// The same for the built-in problem on the mesh of the last setup: b assembled and the
     /// relative L2 error (into `error`) measured where the solve runs; x, if not null, receives
@@ -47,10 +52,10 @@ public:
     virtual std::string line_solver_name() const = 0;
 };
 
-std::unique_ptr<Engine> make_cpu_engine();
+std::unique_ptr<FastDirectEngine> make_cpu_engine();
 /// The CUDA engine: its backend (the device, its stream, the staging buffers) starts here.
 /// Dirichlet edges only. Throws device_error when this build has no CUDA or no device is usable.
-std::unique_ptr<Engine> make_cuda_engine();
+std::unique_ptr<FastDirectEngine> make_cuda_engine();
 
 /// The engine of a backend (src/cpu/cpu_backend.hpp, src/cuda/cuda_backend.cuh: vectors, norm2,
 /// axpy, upload, download, assemble_load, relative_l2_error), its Transform, constructed from the backend and the plan, which
@@ -58,21 +63,20 @@ std::unique_ptr<Engine> make_cuda_engine();
 /// the backend, the mesh and the assembled matrix (which it may ignore), which computes
 /// d = b - A x by difference_defect().
 template <class Backend, class Transform, class Defect>
-class BackendEngine final : public Engine {
+class BackendFastDirectEngine final : public FastDirectEngine {
+    using Vector = typename Backend::template vector<double>;
+
 public:
-    BackendEngine() = default;
+    BackendFastDirectEngine() = default;
     /// A backend that is made from arguments (the distributed one, from its ranks).
-    explicit BackendEngine(Backend backend) : be_(std::move(backend)) {}
+    explicit BackendFastDirectEngine(Backend backend) : be_(std::move(backend)) {}
 
     void setup(Plan plan, const TensorMesh& mesh, SharedBands A) override {
         transform_.reset();
         defect_.reset();
-        for (auto* v : {&b_, &x_, &d_, &c_, &ones_, &weights_}) *v = {};
+        for (auto* v : {&b_, &x_, &x_next_, &d_, &c_, &ones_, &weights_}) *v = {};
         const std::size_t rows = plan.rows();
-        b_ = be_.template make_vector<double>(rows);
-        x_ = be_.template make_vector<double>(rows);
-        d_ = be_.template make_vector<double>(rows);
-        c_ = be_.template make_vector<double>(rows);
+        for (auto* v : {&b_, &x_, &x_next_, &d_, &c_}) *v = be_.template make_vector<double>(rows);
         singular_ = plan.singular;
         node_weights_ = plan.node_weights;
         weight_sum_ = 0.0;
@@ -87,21 +91,34 @@ public:
         defect_.emplace(be_, mesh, std::move(A));
     }
 
-    FastDirectReport solve(const double* b, double* x, const FastDirectOptions& options,
+    FastDirectReport solve(const double* b, double* x, InitialGuess guess, const FastDirectOptions& options,
                            const StepCallback& on_step) override {
-        auto load = [&] { be_.upload(b, b_.size(), b_); };
-        auto finish = [&] { be_.download(x_, x); };
-        return solve_with(load, finish, options, on_step);
+        const bool zero_guess = guess == InitialGuess::zero;
+        auto load = [&] {
+            be_.upload(b, b_.size(), b_);
+            if (zero_guess)
+                be_.fill(x_, 0.0);
+            else
+                be_.upload(x, x_.size(), x_);
+        };
+        // A given guess that is the answer is in x already.
+        auto finish = [&](Answer answer) {
+            if (answer == Answer::iterate) be_.download(x_, x);
+        };
+        return solve_with(load, zero_guess, finish, options, on_step);
     }
 
     FastDirectReport solve_problem(const TensorMesh& mesh, const PolynomialProblem& problem, double* x, double& error,
                                    const FastDirectOptions& options, const StepCallback& on_step) override {
-        auto load = [&] { be_.assemble_load(mesh, problem, b_); };
-        auto finish = [&] {
+        auto load = [&] {
+            be_.assemble_load(mesh, problem, b_);
+            be_.fill(x_, 0.0);
+        };
+        auto finish = [&](Answer) {  // from a zero guess x is always the answer
             error = be_.relative_l2_error(mesh, problem, x_);
             if (x) be_.download(x_, x);
         };
-        return solve_with(load, finish, options, on_step);
+        return solve_with(load, true, finish, options, on_step);
     }
 
     std::string device_name() const override { return be_.name(); }
@@ -109,28 +126,39 @@ public:
     std::string line_solver_name() const override { return transform_->line_solver_name(); }
 
 private:
-    /// The solve of solve() and solve_problem(): load() fills b_, the transform solve and the
-    /// refinement follow, finish() takes x_. Their times are the report's upload and download.
+    /// The solve of solve() and solve_problem(): load() fills b_ and x_, the refinement loop
+    /// follows, finish(answer) takes x_ (or leaves the guess). Their times are the report's upload
+    /// and download.
     template <class Load, class Finish>
-    FastDirectReport solve_with(Load&& load, Finish&& finish, const FastDirectOptions& options,
+    FastDirectReport solve_with(Load&& load, bool zero_guess, Finish&& finish, const FastDirectOptions& options,
                                 const StepCallback& on_step) {
-        using clock = std::chrono::steady_clock;
-        auto since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
         FastDirectReport report;
-        const auto loading = clock::now();
+        const auto loading = std::chrono::steady_clock::now();
         load();
-        report.upload_seconds = since(loading);
+        report.upload_seconds = seconds_since(loading);
         if (singular_) balance(options);
-        refine(options, on_step, report);
-        const auto finishing = clock::now();
-        finish();
-        report.download_seconds = since(finishing);
+        const Answer answer = refine_transform_solves(zero_guess, options, on_step, report);
+        const auto finishing = std::chrono::steady_clock::now();
+        finish(answer);
+        report.download_seconds = seconds_since(finishing);
         return report;
     }
 
-    double defect() {
-        (*defect_)(b_, x_, d_);
-        return be_.norm2(d_);
+    /// The transform solve as the inner solve of refine(): x += P d, the first step from the
+    /// guess, then while the defect is above the stop criterion (10^-digits ||b||) or fewer than
+    /// min_refinements steps were taken, at most max_refinements times (FastDirectTerms).
+    Answer refine_transform_solves(bool zero_guess, const FastDirectOptions& options, const StepCallback& on_step,
+                                   FastDirectReport& report) {
+        auto transform_solve = [&](const Vector& d, double, OuterStep&, auto&& apply) {
+            transform(d, c_);
+            return apply(1.0, c_);
+        };
+        const FastDirectTerms terms(options);
+        const Answer answer = refine<Backend, double>(be_, *defect_, b_, x_, x_next_, d_, zero_guess, transform_solve,
+                                                      NoFallback{}, outer_options(options), on_step, report, terms);
+        report.refinement_steps = std::max(report.outer_iterations - 1, 0);
+        report.first_defect = report.history.empty() ? report.initial_defect : report.history.front().defect;
+        return answer;
     }
 
     /// Neumann on all four edges: A's kernel is the constants, so A x = b has a solution only for
@@ -140,86 +168,23 @@ private:
         const double along = std::abs(sum) / std::sqrt(n), allowed = std::pow(10.0, -options.digits) * b_norm;
         if (!(along <= allowed))
             throw input_error("solve: with Neumann conditions on all four edges the right-hand side must sum to zero "
-                              "(∫ f + ∮ g = 0), but its part along the constants, |sum b| / sqrt(N) = " + shown(along) +
-                              ", is above 10^-digits ||b|| = " + shown(allowed) +
+                              "(∫ f + ∮ g = 0), but its part along the constants, |sum b| / sqrt(N) = " + scientific(along) +
+                              ", is above 10^-digits ||b|| = " + scientific(allowed) +
                               "; subtract the mean of f, or balance the boundary fluxes");
         be_.axpy(-sum / n, ones_, b_);
     }
 
     /// out = P in; with A singular, the solution of mean zero (∫ u_h = 0: the node weights are ∫ φ_p).
-    void transform(const typename Backend::template vector<double>& in, typename Backend::template vector<double>& out) {
+    void transform(const Vector& in, Vector& out) {
         transform_->apply(in, out);
         if (singular_) be_.axpy(-be_.dot(weights_, out) / weight_sum_, ones_, out);
     }
 
-    /// x = P b, then x += P (b - A x) while the defect is above the stop criterion or fewer than
-    /// min_refinements steps were taken, at most max_refinements times. A step that leaves the
-    /// defect neither smaller nor within the criterion is undone.
-    void refine(const FastDirectOptions& options, const StepCallback& on_step, FastDirectReport& report) {
-        const double b_norm = be_.norm2(b_);
-        const double target = std::pow(10.0, -options.digits) * b_norm;
-        report.initial_defect = b_norm;
-        double defect_now = b_norm;
-        auto record = [&](double defect_after) {
-            OuterStep step;
-            step.defect = defect_after;
-            step.rate = defect_now > 0.0 ? defect_after / defect_now : 0.0;
-            report.history.push_back(step);
-            ++report.outer_iterations;
-            if (on_step) on_step(report.history.back());
-        };
-        transform(b_, x_);
-        const double first = defect();
-        record(first);
-        defect_now = report.first_defect = first;
-        while (std::isfinite(defect_now) && (defect_now > target || report.refinement_steps < options.min_refinements) &&
-               report.refinement_steps < options.max_refinements) {
-            transform(d_, c_);
-            be_.axpy(1.0, c_, x_);
-            const double next = defect();
-            ++report.refinement_steps;
-            record(next);
-            // A step asked for by min_refinements may leave the defect at its rounding floor,
-            // neither smaller nor larger in norm, and still correct x's smooth error.
-            if (next < defect_now || next <= target) {
-                defect_now = next;
-                continue;
-            }
-            be_.axpy(-1.0, c_, x_);  // undone: x is the best iterate
-            if (defect_now <= target) break;
-            report.status = std::isfinite(next) ? SolveStatus::stagnated : SolveStatus::non_finite;
-            report.message = "iterative refinement step " + std::to_string(report.refinement_steps) +
-                             " did not reduce the defect (" + shown(defect_now) + " to " + shown(next) +
-                             "), which stays above the stop criterion " + shown(target) +
-                             " (10^-digits ||b||): the transform's accuracy on this mesh is the limit; solve with "
-                             "adimg::Solver (multigrid) instead";
-            report.final_defect = defect_now;
-            return;
-        }
-        report.final_defect = defect_now;
-        if (!std::isfinite(defect_now)) {
-            report.status = SolveStatus::non_finite;
-            report.message = "the defect is not finite (" + shown(defect_now) +
-                             "): b holds values that are not finite, or values so large that the solution overflows";
-        } else if (defect_now > target) {
-            report.status = SolveStatus::max_iterations;
-            report.message = "after FastDirectOptions::max_refinements = " + std::to_string(options.max_refinements) +
-                             " refinement steps the defect is " + shown(defect_now) + ", above the stop criterion " +
-                             shown(target) + " (10^-digits ||b||); allow more steps";
-        }
-    }
-
-    static std::string shown(double v) {
-        char text[32];
-        std::snprintf(text, sizeof text, "%.3e", v);
-        return text;
-    }
-
     Backend be_;
-    typename Backend::template vector<double> b_, x_, d_, c_;
+    Vector b_, x_, x_next_, d_, c_;
     bool singular_ = false;             ///< Plan::singular
     std::vector<double> node_weights_;  ///< Plan::node_weights
-    typename Backend::template vector<double> ones_, weights_;  ///< singular only: 1 and ∫ φ_p on every node
+    Vector ones_, weights_;  ///< singular only: 1 and ∫ φ_p on every node
     double weight_sum_ = 0.0;
     std::optional<Transform> transform_;  ///< of the last setup
     std::optional<Defect> defect_;

@@ -1,7 +1,8 @@
 #include <adimg/error.hpp>
 #include <adimg/fast_direct.hpp>
 
-#include "engine.hpp"
+#include "../common/seconds_since.hpp"
+#include "fast_direct_engine.hpp"
 #include "separable_matrix.hpp"
 
 #include <chrono>
@@ -10,10 +11,6 @@
 
 namespace adimg {
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 void validate(const FastDirectOptions& options) {
     if (!(options.digits > 0.0 && options.digits <= 15.0))
@@ -129,14 +126,14 @@ FastDirectReport FastDirectSolver::solve(const std::vector<double>& b, std::vect
         throw input_error("solve: the right-hand side has " + std::to_string(b.size()) + " entries, the mesh " +
                           std::to_string(rows_) + " nodes");
     x.resize(rows_);
-    return solve(b.data(), x.data(), on_step);
+    return solve(b.data(), x.data(), InitialGuess::zero, on_step);
 }
 
-FastDirectReport FastDirectSolver::solve(const double* b, double* x, const StepCallback& on_step) {
+FastDirectReport FastDirectSolver::solve(const double* b, double* x, InitialGuess guess, const StepCallback& on_step) {
     if (!ready_) throw input_error("solve: call FastDirectSolver::setup() with the mesh before solve()");
     if (!b || !x) throw input_error("solve: b and x must point to the mesh's " + std::to_string(rows_) + " nodes");
     const auto start = std::chrono::steady_clock::now();
-    FastDirectReport report = engine_->solve(b, x, options_, on_step);
+    FastDirectReport report = engine_->solve(b, x, guess, options_, on_step);
     report.solve_seconds = seconds_since(start);
     ++solves_;
     return report;

@@ -128,19 +128,19 @@ private:
 
 
 /// One step of iterative refinement (paper Sec. 2.5), the method of outer_loop(): the inner
-/// solver's correction c of the defect d, x_next = x + ||d|| c and its defect in one pass, and
-/// x_next becomes x if that defect is finite.
-template <class Backend, class Outer, class Inner, class Fallback>
+/// solver's correction c of the defect d, x_next = x + ||d|| c and its defect in one pass (the
+/// terms' update_defect_norm()), and x_next becomes x if that defect is finite.
+template <class Backend, class Outer, class Matrix, class Inner, class Fallback, class Terms>
 class Refinement {
 public:
     using Vector = typename Backend::template vector<Outer>;
-    Refinement(Backend& be, const typename Backend::template matrix<Outer>& A, const Vector& b, Vector& x,
-               Vector& x_next, Vector& d, Inner& inner, Fallback& fallback)
-        : be_(be), A_(A), b_(b), x_(x), x_next_(x_next), d_(d), inner_(inner), fallback_(fallback) {}
+    Refinement(Backend& be, Matrix& A, const Vector& b, Vector& x, Vector& x_next, Vector& d, Inner& inner,
+               Fallback& fallback, const Terms& terms)
+        : be_(be), A_(A), b_(b), x_(x), x_next_(x_next), d_(d), inner_(inner), fallback_(fallback), terms_(terms) {}
 
     bool step(double norm, bool use_fallback, OuterStep& step, double& next) {
         auto apply = [&](double alpha, const auto& c) {
-            next = be_.update_defect_norm(A_, b_, x_, alpha, c, x_next_, d_);
+            next = terms_.update_defect_norm(be_, A_, b_, x_, alpha, c, x_next_, d_);
             return std::isfinite(next);
         };
         const bool finite = use_fallback ? fallback_(d_, norm, step, apply) : inner_(d_, norm, step, apply);
@@ -152,28 +152,38 @@ public:
 
 private:
     Backend& be_;
-    const typename Backend::template matrix<Outer>& A_;
+    Matrix& A_;
     const Vector& b_;
     Vector &x_, &x_next_, &d_;
     Inner& inner_;
     Fallback& fallback_;
+    const Terms& terms_;
+};
+
+/// The fallback of a solve that has none (fallback.available() is false, so it is never called).
+struct NoFallback {
+    bool available() const { return false; }
+    template <class... Arguments>
+    bool operator()(Arguments&&...) const { return false; }
 };
 
 /// Iterative refinement: outer_loop() with Refinement steps. `inner` is called as
 /// inner(d, ||d||, step, apply) -> bool and hands its correction c to apply(alpha, c), which
 /// writes x + alpha c to `x_next` and its defect to d in one pass; `fallback` (if available(),
 /// e.g. double inner cycles for a mixed solve) takes over when the inner solve produces
-/// non-finite values or the loop stagnates. Returns what outer_loop() hands back.
-template <class Backend, class Outer, class Inner, class Fallback>
-Answer refine(Backend& be, const typename Backend::template matrix<Outer>& A,
-            const typename Backend::template vector<Outer>& b, typename Backend::template vector<Outer>& x,
-            typename Backend::template vector<Outer>& x_next, typename Backend::template vector<Outer>& d, bool zero_guess,
-            Inner&& inner, Fallback&& fallback, const SolverOptions& options, const StepCallback& on_step,
-            SolveReport& report) {
-    Refinement<Backend, Outer, std::remove_reference_t<Inner>, std::remove_reference_t<Fallback>> method(
-        be, A, b, x, x_next, d, inner, fallback);
+/// non-finite values or the loop stagnates. The inner solve is the V-cycles (InnerMultigrid) with
+/// MultigridTerms, or the fast direct solver's transform solve with its own terms. Returns what
+/// outer_loop() hands back.
+template <class Backend, class Outer, class Matrix, class Inner, class Fallback, class Terms = MultigridTerms>
+Answer refine(Backend& be, Matrix& A, const typename Backend::template vector<Outer>& b,
+              typename Backend::template vector<Outer>& x, typename Backend::template vector<Outer>& x_next,
+              typename Backend::template vector<Outer>& d, bool zero_guess, Inner&& inner, Fallback&& fallback,
+              const SolverOptions& options, const StepCallback& on_step, SolveReport& report,
+              const Terms& terms = {}) {
+    Refinement<Backend, Outer, Matrix, std::remove_reference_t<Inner>, std::remove_reference_t<Fallback>, Terms> method(
+        be, A, b, x, x_next, d, inner, fallback, terms);
     return outer_loop<Backend, Outer>(be, A, b, x, d, zero_guess, method, fallback.available(), options, on_step,
-                                      report);
+                                      report, terms);
 }
 
 }  // namespace adimg

@@ -177,10 +177,10 @@ TEST_CASE("the PPT line solve across the ranks equals the serial Thomas of the s
             for (int l = plan.nl - 2; l >= 0; --l) at(l) -= upper[l] * at(l + 1);
         }
         Communicator comm(MPI_COMM_WORLD);
-        StripLines lines(comm, plan, rows.first, rows.count);
+        StripLines strip_lines(comm, plan, rows.first, rows.count);
         const std::size_t first = static_cast<std::size_t>(rows.first) * nt, count = static_cast<std::size_t>(rows.count) * nt;
         std::vector<double> mine(w.begin() + first, w.begin() + first + count);
-        lines.solve(mine.data());
+        strip_lines.solve(mine.data());
         std::vector<double> got(w.size());
         std::vector<int> counts(comm.size());
         const int mine_count = static_cast<int>(count);
