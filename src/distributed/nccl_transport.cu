@@ -20,6 +20,10 @@ std::unique_ptr<NcclTransport> NcclTransport::open(Communicator& comm, std::stri
     // NVLink multicast (NVLS) serves large collectives, which these are not; where it is used it
     // can take a shared host's GPUs out of service, so it stays off whatever the environment says.
     setenv("NCCL_NVLS_ENABLE", "0", 1);
+    // NCCL connects each peer and channel at its first use by default, which put ~0.4 s into the
+    // first solve on two H200s; connected here, that time is the communicator's start-up, as a
+    // CUDA context's is (unless the user asks otherwise).
+    setenv("NCCL_RUNTIME_CONNECT", "0", 0);
     ncclUniqueId id{};
     int ok = 1;
     std::string reason;
