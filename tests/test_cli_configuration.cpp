@@ -137,6 +137,7 @@ TEST_CASE("adimg solve prints and writes to --json the precision, outer method a
                 CHECK(contains(r.output, printed("--outer", outer_ran)));
                 const std::string configuration = json_section(json, "configuration");
                 CHECK(contains(configuration, "\"backend\": \"" + backend_ran + "\""));
+                CHECK(contains(configuration, "\"backend_requested\": \"" + backend + "\""));
                 CHECK(contains(configuration, "\"precision\": \"" + precision + "\""));
                 CHECK(contains(configuration, "\"outer\": \"" + outer_ran + "\""));
                 // The backend that ran names its device: the CPU's "CPU, n OpenMP thread(s)".
@@ -179,6 +180,15 @@ TEST_CASE("adimg solve --solver fast-direct prints and writes to --json the back
             const std::string backend_ran = backend_that_runs(backend);
             CHECK(contains(r.output, "fast direct solve: "));
             CHECK(contains(r.output, ", backend " + backend_ran + "\n"));
-            CHECK(contains(json, "\"backend\": \"" + backend_ran + "\""));
+            // Its configuration, as the multigrid solve's is written: the solver, the options it runs
+            // with (the backend that ran, the one asked for, the digits) and not those it refuses.
+            const std::string configuration = json_section(json, "configuration");
+            CHECK(contains(configuration, "\"solver\": \"fast-direct\""));
+            CHECK(contains(configuration, "\"backend\": \"" + backend_ran + "\""));
+            CHECK(contains(configuration, "\"backend_requested\": \"" + backend + "\""));
+            CHECK(contains(configuration, "\"digits\": 8"));
+            CHECK(contains(configuration, "\"device\": \"CPU, ") == (backend_ran == "cpu"));
+            CHECK_FALSE(contains(configuration, "\"precision\": "));
+            CHECK_FALSE(contains(configuration, "\"outer\": "));
         }
 }

@@ -27,6 +27,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <optional>
 
 namespace adimg::cli {
@@ -36,8 +37,19 @@ enum class CoarseOperators { rediscretized, galerkin };
 const Choices<CoarseOperators> coarse_operator_names = {{"rediscretized", CoarseOperators::rediscretized},
                                                         {"galerkin", CoarseOperators::galerkin}};
 
+/// What ran, for the JSON's "configuration": the options as the solver ran them, of which the
+/// fields that its solver runs with are written (runs_with()), the backend asked for, the device,
+/// and what the solver adds.
+struct Configuration {
+    SolverOptions options;  ///< as they ran: effective_options(), the backend that ran (never automatic)
+    BackendKind backend_requested = BackendKind::automatic;  ///< --backend as given
+    std::string device;
+    std::function<void(JsonWriter&)> more;  ///< fields of the solver's own (the fast direct's transform), or none
+};
+
 /// What a solve measured, for the summary and the JSON report.
 struct Outcome {
+    Configuration configuration;
     double setup_seconds = 0.0, solve_seconds = 0.0;
     /// The phases of setup: the problem on the host (load vector, meshes or the matrix read), and
     /// the solver's (the CUDA context apart: not part of setup).
@@ -49,6 +61,20 @@ struct Outcome {
     std::string solution_file;  ///< where the solution was written ("" if it was not)
 };
 
+/// Whether `solver` runs with the option of the table: multigrid with all of them; the direct
+/// solve with its precision (double or single) alone; the fast direct solve with --backend and
+/// --digits (in double, on that backend, to those digits). The others are refused if given
+/// (check_ignored_options()) and left out of the JSON's configuration.
+bool runs_with(Method solver, const OptionSpec& spec) {
+    const std::string field = spec.field;
+    switch (solver) {
+    case Method::multigrid: return true;
+    case Method::direct: return field == "precision";
+    case Method::fast_direct: return field == "backend" || field == "digits";
+    }
+    return false;
+}
+
 /// Options that the chosen path would ignore, or that contradict each other, are input errors
 /// naming both options: nothing given on the command line is dropped without a word. The
 /// multigrid solve's own options are checked once the problem is known (run_solve()).
@@ -56,33 +82,23 @@ void check_ignored_options(const po::variables_map& vm, Method method, const Sol
     auto refuse = [](const std::string& flag, const std::string& why, const std::string& remedy) {
         throw input_error("--" + flag + " " + why + "; drop --" + flag + (remedy.empty() ? "" : ", or " + remedy));
     };
-    if (method == Method::direct) {
-        // The direct solve takes its precision (double or single) and nothing else of the solver options.
+    if (method != Method::multigrid) {  // the direct and the fast direct solve: no V-cycles, no coarse levels
+        const std::string with = "with --solver " + name_of(methods, method);
+        const char* how = method == Method::direct ? " (Eigen's sparse Cholesky on the CPU)"
+                                                   : " (transforms and line solves in double)";
         for (const OptionSpec& spec : option_table())
-            if (std::string(spec.flag) != "precision" && given(vm, spec.flag))
-                refuse(spec.flag, "has no effect with --solver direct (Eigen's sparse Cholesky on the CPU)",
-                       "use --solver multigrid");
+            if (!runs_with(method, spec) && given(vm, spec.flag))
+                refuse(spec.flag, "has no effect " + with + how, "use --solver multigrid");
         if (given(vm, "coarse-operators"))
-            refuse("coarse-operators", "has no effect with --solver direct, which has no coarse levels",
-                   "use --solver multigrid");
-        if (given(vm, "precision") && o.precision == Precision::mixed)
-            throw input_error("--precision mixed has no meaning with --solver direct, which factors in one precision; "
-                              "use --precision double or single, or --solver multigrid");
+            refuse("coarse-operators", "has no effect " + with + ", which has no coarse levels", "use --solver multigrid");
     }
-    if (method == Method::fast_direct) {
-        // The fast direct solve is double precision on the backend of --backend, to --digits.
-        for (const OptionSpec& spec : option_table())
-            if (std::string(spec.flag) != "backend" && std::string(spec.flag) != "digits" && given(vm, spec.flag))
-                refuse(spec.flag, "has no effect with --solver fast-direct (transforms and line solves in double)",
-                       "use --solver multigrid");
-        if (given(vm, "coarse-operators"))
-            refuse("coarse-operators", "has no effect with --solver fast-direct, which has no coarse levels",
-                   "use --solver multigrid");
-        if (matrix)
-            throw input_error("--solver fast-direct solves a case's own Q1 matrix (a separable problem on a tensor "
-                              "mesh), not a matrix file; use --case or --case-file, or --solver multigrid or direct "
-                              "for --matrix");
-    }
+    if (method == Method::direct && given(vm, "precision") && o.precision == Precision::mixed)
+        throw input_error("--precision mixed has no meaning with --solver direct, which factors in one precision; "
+                          "use --precision double or single, or --solver multigrid");
+    if (method == Method::fast_direct && matrix)
+        throw input_error("--solver fast-direct solves a case's own Q1 matrix (a separable problem on a tensor "
+                          "mesh), not a matrix file; use --case or --case-file, or --solver multigrid or direct "
+                          "for --matrix");
     if (matrix) {
         if (given(vm, "level"))
             refuse("level", "has no effect with --matrix: the grid of --grid sets the levels", "");
@@ -111,6 +127,8 @@ std::string digits_of(const SolveReport& report, const SolverOptions& options) {
 std::vector<double> solve_directly(Problem& problem, bool single, Outcome& outcome) {
     const Problem::DirectSystem system = problem.direct_system();
     outcome.setup_seconds = problem.preparation_seconds;
+    outcome.configuration.options.precision = single ? Precision::single : Precision::double_;
+    outcome.configuration.device = "CPU (Eigen SimplicialLDLT)";
     std::printf("direct solve (Eigen SimplicialLDLT) in %s, %zu unknowns\n", single ? "float" : "double", system.b.size());
     const auto start = std::chrono::steady_clock::now();
     DirectSolveReport report = [&] {
@@ -142,6 +160,15 @@ std::vector<double> solve_fast_direct(Problem& problem, const SolverOptions& opt
         problem.setup(solver);
     }
     std::printf("fast direct solve: %s, backend %s\n", solver.method().c_str(), to_string(solver.backend()).c_str());
+    Configuration& ran = outcome.configuration;
+    ran.options.backend = solver.backend();
+    ran.options.digits = solver.options().digits;
+    ran.device = solver.device_name();
+    ran.more = [method = solver.method(), fast = solver.options()](JsonWriter& json) {
+        json.value("fast_direct_method", method)
+            .value("max_refinements", fast.max_refinements)
+            .value("min_refinements", fast.min_refinements);
+    };
     std::vector<double> x;
     const FastDirectReport report = [&] {
         const Progress progress("fast direct solve");
@@ -168,6 +195,8 @@ SolveReport solve_multigrid(Problem& problem, MultigridExecutor& solver, bool ke
     if (!solver.notice().empty()) std::printf("%s\n", solver.notice().c_str());
     std::printf("backend %s\n", solver.device_name().c_str());
     std::printf("%s\n", describe(solver.options()).c_str());
+    outcome.configuration.options = solver.options();
+    outcome.configuration.device = solver.device_name();
     {
         const Progress progress("setup (" + std::string(problem.galerkin ? "Galerkin" : "assembled") + " levels)");
         problem.setup(solver);
@@ -201,11 +230,14 @@ SolveReport solve_multigrid(Problem& problem, MultigridExecutor& solver, bool ke
     return report;
 }
 
-/// Every option of the table under its field name, with the type it has, and the device.
-void write_configuration(JsonWriter& json, const SolverOptions& options, const std::string& device) {
-    json.begin_object("configuration");
+/// What ran: the solver, every option of the table that it runs with under its field name, with
+/// the type it has (the backend that ran, and after it the backend asked for), the device, and
+/// what the solver adds.
+void write_configuration(JsonWriter& json, Method method, const Configuration& ran) {
+    json.begin_object("configuration").value("solver", name_of(methods, method));
     for (const OptionSpec& spec : option_table()) {
-        const std::string text = spec.get(options);
+        if (!runs_with(method, spec)) continue;
+        const std::string text = spec.get(ran.options);
         switch (spec.type()) {
         case OptionType::integer: json.value(spec.field, std::stoll(text)); break;
         case OptionType::real: json.value(spec.field, std::strtod(text.c_str(), nullptr)); break;
@@ -213,8 +245,11 @@ void write_configuration(JsonWriter& json, const SolverOptions& options, const s
         case OptionType::choice:
         case OptionType::inner_stop: json.value(spec.field, text); break;
         }
+        if (std::string(spec.field) == "backend") json.value("backend_requested", to_string(ran.backend_requested));
     }
-    json.value("device", device).end_object();
+    json.value("device", ran.device);
+    if (ran.more) ran.more(json);
+    json.end_object();
 }
 
 /// The setup's phases: the problem's preparation, and the solver's as its executor times them.
@@ -238,9 +273,9 @@ void write_json(const std::string& path, const Problem& problem, Method method, 
     JsonWriter json;
     json.begin_object().value(problem.kind, problem.name).value("level", problem.level);
     json.value("method", name_of(methods, method));
+    write_configuration(json, method, outcome.configuration);
     if (!solver) json.value("status", outcome.ok ? "solved" : "failed");
     if (solver) {
-        write_configuration(json, solver->options(), solver->device_name());
         json.begin_array("levels");
         for (const LevelInfo& l : solver->levels())
             json.begin_object().value("level", l.level).value("mx", l.mx).value("my", l.my).value("bytes", l.bytes)
@@ -394,6 +429,7 @@ int run_solve(const std::vector<std::string>& args, SolveFrontEnd& front) {
                                                           coarse_operators == CoarseOperators::galerkin);
     std::vector<double> x;
     Outcome outcome;
+    outcome.configuration.backend_requested = options.backend;
     std::unique_ptr<MultigridExecutor> solver;  // the multigrid solve's, and its report
     std::optional<SolveReport> report;
     if (method == Method::direct) {

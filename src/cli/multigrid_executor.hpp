@@ -36,7 +36,9 @@ public:
     virtual SolveReport solve(const std::vector<double>& b, std::vector<double>& x, const StepCallback& on_step) = 0;
 
     // What the report reads; none of these communicates, so that only the reporting process may call them.
-    virtual const SolverOptions& options() const = 0;  ///< the options as they run
+    /// The options as they run: effective_options(), and the backend that runs (cpu or cuda, not
+    /// automatic), which the print-out and the JSON's configuration name.
+    virtual const SolverOptions& options() const = 0;
     virtual std::string notice() const = 0;           ///< why backend auto chose the CPU, or ""
     virtual std::string device_name() const = 0;
     /// The levels, coarsest first, with the memory each holds (adimg-mpi: over all ranks).

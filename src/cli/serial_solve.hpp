@@ -17,7 +17,10 @@ namespace adimg::cli {
 /// adimg::Solver as a MultigridExecutor.
 class SerialExecutor final : public MultigridExecutor {
 public:
-    explicit SerialExecutor(const SolverOptions& options) : solver_(options) {}
+    /// Its options() are the Solver's with the backend that the Solver chose: never automatic.
+    explicit SerialExecutor(const SolverOptions& options) : solver_(options), options_(solver_.options()) {
+        options_.backend = solver_.backend();
+    }
 
     void setup(const CaseSpec& spec, int level) override { solver_.setup(spec, level); }
     void setup(const GridMatrix& A) override { solver_.setup(A); }
@@ -38,7 +41,7 @@ public:
         return report;
     }
 
-    const SolverOptions& options() const override { return solver_.options(); }
+    const SolverOptions& options() const override { return options_; }
     std::string notice() const override { return solver_.notice(); }
     std::string device_name() const override { return solver_.device_name(); }
     std::vector<LevelInfo> levels() const override { return solver_.levels(); }
@@ -47,6 +50,7 @@ public:
 
 private:
     Solver solver_;
+    SolverOptions options_;  ///< as they run (after solver_: made from it)
 };
 
 /// `adimg solve`: everything in this process.
