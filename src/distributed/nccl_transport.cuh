@@ -95,6 +95,8 @@ public:
 
 private:
     NcclTransport(Communicator& comm, ncclComm_t nccl) : comm_(comm), nccl_(nccl) {}
+    /// One of each operation, so that none is the first of its kind inside a solve.
+    void warm_up();
     Communicator& comm_;
     ncclComm_t nccl_;
 };
