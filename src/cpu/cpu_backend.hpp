@@ -48,7 +48,9 @@ public:
 
     // --- memory ---------------------------------------------------------------------------
     template <class T>
-    vector<T> make_vector(std::size_t n) { return zeros<T>(n); }
+    vector<T> make_vector(int mx, int my) { return zeros<T>(static_cast<std::size_t>(mx) * my); }
+    template <class T>
+    vector<T> make_array(std::size_t n) { return zeros<T>(n); }
     template <class T>
     matrix<T> make_matrix(const NineBands<double>& A) {
         matrix<T> out(A.mx, A.my);

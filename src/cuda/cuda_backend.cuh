@@ -58,7 +58,9 @@ public:
 
     // --- memory -------------------------------------------------------------------------------
     template <class T>
-    vector<T> make_vector(std::size_t n) { return vector<T>(n); }
+    vector<T> make_vector(int mx, int my) { return vector<T>(static_cast<std::size_t>(mx) * my); }
+    template <class T>
+    vector<T> make_array(std::size_t n) { return vector<T>(n); }
     template <class T>
     matrix<T> make_matrix(const NineBands<double>& A) {
         matrix<T> M{A.mx, A.my, vector<T>(A.values.size()), {}, A.natural};

@@ -61,22 +61,24 @@ public:
     Rank& rank() { return rank_; }
 
     // --- memory ---------------------------------------------------------------------------
-    /// A strip of the level whose vectors have n entries (all its nodes, or this rank's rows: a
-    /// vector made like another from its size()), or an array of n values every rank holds whole.
+    /// This rank's strip of a level's grid.
     template <class T>
-    vector<T> make_vector(std::size_t n) {
+    vector<T> make_vector(int mx, int my) {
         vector<T> v;
-        const int l = layout().level_of(n, comm().rank());
-        if (l < 0) {
-            v.storage = local().template make_vector<T>(n);
-            return v;
-        }
+        const int l = level_with(mx, my);
         const StripLevel& s = layout().level(l);
         v.level = l;
         v.mx = s.mx;
         v.first_row = s.first[comm().rank()];
         v.rows = s.rows(comm().rank());
-        v.storage = local().template make_vector<T>(static_cast<std::size_t>(v.rows + 2) * v.mx);
+        v.storage = local().template make_vector<T>(v.mx, v.rows + 2);
+        return v;
+    }
+    /// n values that every rank holds whole (split positions, scalars).
+    template <class T>
+    vector<T> make_array(std::size_t n) {
+        vector<T> v;
+        v.storage = local().template make_array<T>(n);
         return v;
     }
 
@@ -292,8 +294,7 @@ public:
         long long bytes() const { return local.bytes(); }
     };
     DirectSolve make_direct_solve(const NineBands<double>& A) {
-        if (layout().level_of(A.rows(), comm().rank()) < 0)
-            throw std::logic_error("DistributedBackend: the coarsest matrix is no level of the layout");
+        level_with(A.mx, A.my);  // the coarsest level's, or a logic error
         return {local().make_direct_solve(A)};
     }
     void update_direct_solve(const NineBands<double>& A, DirectSolve& s) { local().update_direct_solve(A, s.local); }
@@ -302,8 +303,8 @@ public:
         const StripLevel& level = layout().level(b.level);
         WholeLevel<T>& w = std::get<WholeLevel<T>>(coarsest_);
         if (w.b.size() != level.nodes()) {
-            w.b = local().template make_vector<T>(level.nodes());
-            w.x = local().template make_vector<T>(level.nodes());
+            w.b = local().template make_vector<T>(level.mx, level.my);
+            w.x = local().template make_vector<T>(level.mx, level.my);
             w.offsets.resize(comm().size() + 1);
             for (int r = 0; r <= comm().size(); ++r) w.offsets[r] = static_cast<std::size_t>(level.first[r]) * level.mx;
         }
@@ -398,6 +399,14 @@ private:
     Communicator& comm() const { return context_->comm; }
     const StripLayout& layout() const { return context_->layout; }
     Local& local() { return rank_.local(); }
+    /// The level of the layout with the mx x my grid; a logic error if none has it.
+    int level_with(int mx, int my) const {
+        const int l = layout().level_with(mx, my);
+        if (l < 0)
+            throw std::logic_error("DistributedBackend: a " + std::to_string(mx) + " x " + std::to_string(my) +
+                                   " grid is no level of the layout");
+        return l;
+    }
 
     /// This rank's owned values of a level (host, double) gathered into `whole` on every rank.
     void gather_rows(int level, const double* owned, double* whole) {
@@ -428,10 +437,7 @@ private:
 
     template <class T>
     matrix<T> empty_matrix(int mx, int my) {
-        const int l = layout().level_of(static_cast<std::size_t>(mx) * my, comm().rank());
-        if (l < 0)
-            throw std::logic_error("DistributedBackend: a " + std::to_string(mx) + " x " + std::to_string(my) +
-                                   " matrix is no level of the layout");
+        const int l = level_with(mx, my);
         const StripLevel& s = layout().level(l);
         matrix<T> M;
         M.mx = mx;

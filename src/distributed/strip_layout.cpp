@@ -28,29 +28,11 @@ StripLayout::StripLayout(const std::vector<std::pair<int, int>>& grids, int rank
         level.first[ranks] = my;
         levels_.push_back(std::move(level));
     }
-    // Every length that means a level must mean one level only, and no split-position array or
-    // small block of scalars (at most 8 values) may have it.
-    std::vector<std::size_t> arrays;
-    for (const auto& [mx, my] : grids) {
-        arrays.push_back(static_cast<std::size_t>(mx) - 1);
-        arrays.push_back(static_cast<std::size_t>(my) - 1);
-    }
-    for (int r = 0; r < ranks; ++r)
-        for (int l = 0; l < levels(); ++l)
-            for (std::size_t n : {levels_[l].nodes(), static_cast<std::size_t>(levels_[l].rows(r)) * levels_[l].mx}) {
-                const bool array = n <= 8 || std::find(arrays.begin(), arrays.end(), n) != arrays.end();
-                if (array || level_of(n, r) != l)
-                    throw input_error("the distributed solver cannot tell the vectors of this grid apart on " +
-                                      std::to_string(ranks) + " ranks (rank " + std::to_string(r) + "'s strip of the " +
-                                      std::to_string(levels_[l].mx) + " x " + std::to_string(levels_[l].my) +
-                                      " level has " + std::to_string(n) +
-                                      " entries, the length of another of its arrays): use another number of ranks");
-            }
 }
 
-int StripLayout::level_of(std::size_t n, int rank) const {
+int StripLayout::level_with(int mx, int my) const {
     for (int l = 0; l < levels(); ++l)
-        if (levels_[l].nodes() == n || static_cast<std::size_t>(levels_[l].rows(rank)) * levels_[l].mx == n) return l;
+        if (levels_[l].mx == mx && levels_[l].my == my) return l;
     return -1;
 }
 

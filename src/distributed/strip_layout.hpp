@@ -27,19 +27,13 @@ class StripLayout {
 public:
     StripLayout() = default;
     /// `grids` (mx, my) of the levels, coarsest first, each twice the previous one's elements in
-    /// y. Throws input_error if the coarsest level has fewer than two rows per rank, or if a
-    /// rank's strip of one level has as many entries as another level, or as a level has
-    /// elements in x or y (the length of its split-position array): level_of() could not tell
-    /// them apart.
+    /// y. Throws input_error if the coarsest level has fewer than two rows per rank.
     StripLayout(const std::vector<std::pair<int, int>>& grids, int ranks);
 
     int levels() const { return static_cast<int>(levels_.size()); }
     const StripLevel& level(int l) const { return levels_[l]; }
-    /// The level whose vectors have n entries as the generic algorithm sees them: all its nodes
-    /// (a vector made for a level's grid) or the rows `rank` owns (a vector made "like x", from
-    /// x.size()); -1 for any other n (an array every rank holds whole: split positions, scalars).
-    /// The constructor has checked that no n means two of these.
-    int level_of(std::size_t n, int rank) const;
+    /// The level of the mx x my grid; -1 if no level has that grid.
+    int level_with(int mx, int my) const;
 
 private:
     std::vector<StripLevel> levels_;

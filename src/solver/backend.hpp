@@ -13,7 +13,10 @@
 //   Recording                  default-constructible state that replay() keeps for one caller
 //
 // Memory and transfers (host data is double; a vector<float> converts on the way)
-//   make_vector<T>(n)          n zeros
+//   make_vector<T>(mx, my)     zeros on an mx x my grid (a level's): the backend lays it out as
+//                              it lays out that level (a distributed backend: a rank's rows)
+//   make_array<T>(n)           n zeros that are no grid's (split positions, scalars): whole
+//                              wherever the backend runs
 //   make_matrix<T>(bands)      a copy of host bands; update_values(bands, M) overwrites the values
 //                              of a matrix of the same grid without allocating
 //   upload(host, n, v)         n values from host memory into v (exactly n entries); also

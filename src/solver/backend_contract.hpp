@@ -62,7 +62,8 @@ using state_op = decltype(typename B::Recording{}, std::declval<typename B::Dire
 
 // Memory and transfers
 template <class B, class T>
-using make_vector_op = Returns<Vector<B, T>, decltype(std::declval<B&>().template make_vector<T>(std::size_t{}))>;
+using make_vector_op = decltype(Returns<Vector<B, T>, decltype(std::declval<B&>().template make_vector<T>(int{}, int{}))>(),
+                                Returns<Vector<B, T>, decltype(std::declval<B&>().template make_array<T>(std::size_t{}))>());
 template <class B, class T>
 using make_matrix_op = decltype(
     Returns<Matrix<B, T>, decltype(std::declval<B&>().template make_matrix<T>(std::declval<const NineBands<double>&>()))>(),
@@ -208,7 +209,7 @@ constexpr bool check_backend_contract() {
     static_assert(holds, "backend contract (src/solver/backend.hpp): missing or mistyped " operation)
     ADIMG_CONTRACT((in_both<vector_op, B>), "vector<T> with size() and data(), matrix<T>");
     ADIMG_CONTRACT((detected<state_op, B>), "Recording, DirectSolve");
-    ADIMG_CONTRACT((in_both<make_vector_op, B>), "make_vector<T>(n)");
+    ADIMG_CONTRACT((in_both<make_vector_op, B>), "make_vector<T>(mx, my), make_array<T>(n)");
     ADIMG_CONTRACT((in_both<make_matrix_op, B>), "make_matrix<T>(bands), make_matrix<T>(mesh), make_matrix<T>(mx, my), make_matrix<T>(M)");
     ADIMG_CONTRACT((in_both<update_values_op, B>), "update_values(bands, M), update_values(mesh, M), update_values(M, N)");
     ADIMG_CONTRACT((in_both<upload_op, B>), "upload(host, n, v), upload(std::vector<double>, v)");

@@ -104,8 +104,8 @@ public:
         if (!same_galerkin_grids(source)) {
             forget_galerkin();
             for (int l = 0; l + 1 < source.levels(); ++l) {
-                galerkin_split_x_.push_back(be_.template make_vector<double>(source.split_x[l].size()));
-                galerkin_split_y_.push_back(be_.template make_vector<double>(source.split_y[l].size()));
+                galerkin_split_x_.push_back(be_.template make_array<double>(source.split_x[l].size()));
+                galerkin_split_y_.push_back(be_.template make_array<double>(source.split_y[l].size()));
                 galerkin_.push_back(be_.template make_matrix<double>(static_cast<int>(source.split_x[l].size()) + 1,
                                                                      static_cast<int>(source.split_y[l].size()) + 1));
             }
@@ -302,11 +302,10 @@ private:
     void allocate_outer(const Levels& levels) {
         ++allocations_;
         const auto [mx, my] = grid_of(levels.finest());
-        const std::size_t n = static_cast<std::size_t>(mx) * my;
         if (options_.precision == Precision::single)
-            outer_float_.emplace(be_, n, false);
+            outer_float_.emplace(be_, mx, my, false);
         else
-            outer_double_.emplace(be_, n, options_.precision == Precision::mixed && options_.full_multigrid);
+            outer_double_.emplace(be_, mx, my, options_.precision == Precision::mixed && options_.full_multigrid);
     }
 
     template <class Levels>
@@ -371,14 +370,14 @@ private:
         Vector b, x, x_next, d;
         std::optional<Vector> finish_start, finish_defect;
         KrylovVectors<Backend, T> krylov;  ///< CG's directions, made at the first CG solve
-        OuterVectors(Backend& be, std::size_t n, bool finishes_full_multigrid)
-            : b(be.template make_vector<T>(n)),
-              x(be.template make_vector<T>(n)),
-              x_next(be.template make_vector<T>(n)),
-              d(be.template make_vector<T>(n)) {
+        OuterVectors(Backend& be, int mx, int my, bool finishes_full_multigrid)
+            : b(be.template make_vector<T>(mx, my)),
+              x(be.template make_vector<T>(mx, my)),
+              x_next(be.template make_vector<T>(mx, my)),
+              d(be.template make_vector<T>(mx, my)) {
             if (finishes_full_multigrid) {
-                finish_start.emplace(be.template make_vector<T>(n));
-                finish_defect.emplace(be.template make_vector<T>(n));
+                finish_start.emplace(be.template make_vector<T>(mx, my));
+                finish_defect.emplace(be.template make_vector<T>(mx, my));
             }
         }
         long long bytes() const {

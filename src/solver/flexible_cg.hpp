@@ -25,11 +25,14 @@ struct KrylovVectors {
     std::optional<Vector> p, q;
     std::optional<typename Backend::template vector<double>> scalars;  ///< z·r, z·q, p·q (two), zero
     static constexpr int scalar_count = 5;
-    void ensure(Backend& be, std::size_t n) {
-        if (p && p->size() == n) return;
-        p.emplace(be.template make_vector<T>(n));
-        q.emplace(be.template make_vector<T>(n));
-        scalars.emplace(be.template make_vector<double>(scalar_count));
+    int mx = 0, my = 0;  ///< the grid p and q were made for
+    void ensure(Backend& be, int grid_mx, int grid_my) {
+        if (p && mx == grid_mx && my == grid_my) return;
+        p.emplace(be.template make_vector<T>(grid_mx, grid_my));
+        q.emplace(be.template make_vector<T>(grid_mx, grid_my));
+        scalars.emplace(be.template make_array<double>(scalar_count));
+        mx = grid_mx;
+        my = grid_my;
     }
     long long bytes() const { return p ? 2 * static_cast<long long>(p->size() * sizeof(T)) : 0; }
 };
@@ -54,7 +57,7 @@ public:
     FlexibleCg(Backend& be, const typename Backend::template matrix<Outer>& A, const Vector& b, Vector& x, Vector& r,
                Vector& z, KrylovVectors<Backend, Outer>& krylov, Inner& inner, Fallback& fallback)
         : be_(be), A_(A), b_(b), x_(x), r_(r), z_(z), inner_(inner), fallback_(fallback) {
-        krylov.ensure(be, x.size());
+        krylov.ensure(be, A.mx, A.my);
         p_ = &*krylov.p;
         q_ = &*krylov.q;
         scalars_ = &*krylov.scalars;

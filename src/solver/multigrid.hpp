@@ -55,11 +55,10 @@ public:
           coarse_(backend, coarsest_matrix(levels.levels.front()), options) {
         for (const auto& source : levels.levels) {
             const auto [mx, my] = grid_of(source);
-            const std::size_t n = static_cast<std::size_t>(mx) * my;
             levels_.push_back(Level{source.level, mx, my, be_.template make_matrix<T>(matrix_source(source)),
-                                    upload(source.split_x), upload(source.split_y), be_.template make_vector<T>(n),
-                                    be_.template make_vector<T>(n), be_.template make_vector<T>(n),
-                                    be_.template make_vector<T>(n)});
+                                    upload(source.split_x), upload(source.split_y), be_.template make_vector<T>(mx, my),
+                                    be_.template make_vector<T>(mx, my), be_.template make_vector<T>(mx, my),
+                                    be_.template make_vector<T>(mx, my)});
         }
     }
 
@@ -193,7 +192,7 @@ private:
     }
 
     Vector upload(const std::vector<double>& host) {
-        Vector v = be_.template make_vector<T>(host.size());
+        Vector v = be_.template make_array<T>(host.size());
         be_.upload(host, v);
         return v;
     }

@@ -34,7 +34,7 @@ public:
           p_(make(mx, my)),
           q_(make(mx, my)),
           zero_(make(mx, my)),
-          scalars_(be_.template make_vector<double>(4)) {}
+          scalars_(be_.template make_array<double>(4)) {}
 
     /// Improves x in place.
     void solve(const Matrix& A, const Vector& b, Vector& x) {
@@ -60,7 +60,7 @@ public:
     }
 
 private:
-    Vector make(int mx, int my) { return be_.template make_vector<T>(static_cast<std::size_t>(mx) * my); }
+    Vector make(int mx, int my) { return be_.template make_vector<T>(mx, my); }
 
     /// z = M^-1 r
     void precondition(const Matrix& A) {

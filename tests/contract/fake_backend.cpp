@@ -21,7 +21,8 @@ struct FakeBackend {
     struct Recording {};
     struct DirectSolve {};
 
-    template <class T> vector<T> make_vector(std::size_t n);
+    template <class T> vector<T> make_vector(int mx, int my);
+    template <class T> vector<T> make_array(std::size_t n);
     template <class T> matrix<T> make_matrix(const NineBands<double>& bands);
     template <class T> matrix<T> make_matrix(const TensorMesh& mesh);
     template <class T> matrix<T> make_matrix(int mx, int my);

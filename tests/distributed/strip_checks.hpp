@@ -71,12 +71,12 @@ void check_strip_operations(double rounding, double line_rounding) {
     CHECK(f.be.dot(b, x) == Approx(cpu.dot(t.b, t.x)).epsilon(1e-13));
     CHECK(f.be.norm2(x) == Approx(cpu.norm2(t.x)).epsilon(1e-13));
 
-    auto sx = f.be.template make_vector<double>(t.split_x.size()), sy = f.be.template make_vector<double>(t.split_y.size());
+    auto sx = f.be.template make_array<double>(t.split_x.size()), sy = f.be.template make_array<double>(t.split_y.size());
     f.be.upload(t.split_x, sx);
     f.be.upload(t.split_y, sy);
     CpuVector<double> d(t.b.size()), restricted(t.coarse.rows());
     cpu.restrict_defect(t.fine, t.b, t.x, d, cpu_vector(t.split_x), cpu_vector(t.split_y), restricted);
-    auto coarse = f.be.template make_vector<double>(t.coarse.rows());
+    auto coarse = f.be.template make_vector<double>(t.coarse.mx, t.coarse.my);
     f.be.restrict_defect(A, b, x, out, sx, sy, coarse);
     CHECK(relative_difference(f.whole(coarse), restricted) <= rounding);
 

@@ -28,10 +28,13 @@ struct StripFixture {
         context->layout = StripLayout(grids, context->comm.size());
     }
 
-    /// This rank's strip of a whole vector of a level.
+    /// This rank's strip of a whole vector of a level (the level with as many nodes).
     template <class T, class Whole>
     vector<T> strip(const Whole& whole) {
-        vector<T> v = be.template make_vector<T>(whole.size());
+        int l = 0;
+        while (context->layout.level(l).nodes() != whole.size()) ++l;
+        const StripLevel& level = context->layout.level(l);
+        vector<T> v = be.template make_vector<T>(level.mx, level.my);
         be.upload(whole.data() + static_cast<std::size_t>(v.first_row) * v.mx, v.size(), v);
         return v;
     }

@@ -29,7 +29,7 @@ void check_halo_exchange() {
     const int mx = 37, my = 65;  // mx not a multiple of a warp
     StripFixture<CudaRank> f({{mx, my}});
     const std::vector<double> whole = random_values(static_cast<std::size_t>(mx) * my, 6);
-    auto v = f.be.template make_vector<T>(whole.size());
+    auto v = f.be.template make_vector<T>(mx, my);
     f.be.fill(v, std::numeric_limits<T>::quiet_NaN());
     f.be.upload(whole.data() + static_cast<std::size_t>(v.first_row) * mx, v.size(), v);
     f.be.refresh_halos(v);
