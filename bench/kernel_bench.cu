@@ -35,9 +35,9 @@ std::vector<Timing> measure(CudaBackend& be, const NineBands<double>& A_host, co
     const std::size_t n = A_host.rows();
     const int mx = A_host.mx, my = A_host.my, mxc = mx / 2 + 1;
     const auto A = be.make_matrix<T>(A_host);
-    auto b = be.make_vector<T>(n), x = be.make_vector<T>(n), y = be.make_vector<T>(n);
-    auto coarse = be.make_vector<T>(static_cast<std::size_t>(mxc) * (my / 2 + 1));
-    auto sx = be.make_vector<T>(split.size()), sy = be.make_vector<T>(split.size());
+    auto b = be.make_vector<T>(mx, my), x = be.make_vector<T>(mx, my), y = be.make_vector<T>(mx, my);
+    auto coarse = be.make_vector<T>(mxc, my / 2 + 1);
+    auto sx = be.make_array<T>(split.size()), sy = be.make_array<T>(split.size());
     be.upload(split, sx);
     be.upload(split, sy);
     be.fill(b, T(1));
@@ -59,14 +59,14 @@ std::vector<Timing> measure(CudaBackend& be, const NineBands<double>& A_host, co
     // Two Jacobi steps: two launches, against one fused pass (the minimum is one pass's bytes
     // either way).
     {
-        auto z = be.make_vector<T>(n);
+        auto z = be.make_vector<T>(mx, my);
         time("jacobi, two steps (two launches)", 12, [&] {
             be.jacobi(A, b, x, z, T(0.7));
             be.jacobi(A, b, z, y, T(0.7));
         });
     }
     {
-        auto z = be.make_vector<T>(n);
+        auto z = be.make_vector<T>(mx, my);
         time("jacobi, two steps in one pass (jacobi_steps)", 12, [&] { be.jacobi_steps(A, b, y, z, T(0.7), 2); });
     }
     time("gauss_seidel (4 colours)", 12, [&] { be.gauss_seidel(A, b, x); });
@@ -243,8 +243,8 @@ std::vector<Timing> measure(CudaBackend& be, const NineBands<double>& A_host, co
     // fused into one pass, against the axpy, defect and norm it replaces. Minimum bytes: bands,
     // b and x read, x_next and d written (13 words), and the float correction.
     {
-        auto c = be.make_vector<float>(n);
-        auto x_next = be.make_vector<T>(n), d = be.make_vector<T>(n);
+        auto c = be.make_vector<float>(mx, my);
+        auto x_next = be.make_vector<T>(mx, my), d = be.make_vector<T>(mx, my);
         be.fill(c, 1e-3f);
         const double words = 13 + 4.0 / w;
         time("update, defect and norm (fused, with host sync)", words, [&] { be.update_defect_norm(A, b, x, 0.5, c, x_next, d); });

@@ -118,7 +118,7 @@ std::string smoother_label(const SolverOptions& o) {
 double work_unit_ms(const NineBands<double>& A) {
     CudaBackend be;
     auto M = be.make_matrix<double>(A);
-    auto b = be.make_vector<double>(A.rows()), x = be.make_vector<double>(A.rows()), d = be.make_vector<double>(A.rows());
+    auto b = be.make_vector<double>(A.mx, A.my), x = be.make_vector<double>(A.mx, A.my), d = be.make_vector<double>(A.mx, A.my);
     be.fill(b, 1.0);
     be.fill(x, 0.5);
     return bench::median_ms(be.stream(), 7, 20, [&] { be.defect(M, b, x, d); });

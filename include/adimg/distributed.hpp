@@ -118,6 +118,7 @@ public:
     int rank() const;
     int ranks() const;
     std::string device_name() const;
+    BackendKind backend() const;  ///< the ranks' backend in use, cpu or cuda (never automatic)
     /// How the ranks exchange halo rows, sums and the y-lines' coupling equations (for example
     /// "MPI, host memory", or on GPU ranks the device-resident or staged transport chosen at run
     /// time), the same on every rank.

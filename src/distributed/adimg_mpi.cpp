@@ -122,7 +122,9 @@ std::vector<double> gather_on_rank_0(const std::vector<double>& mine) {
 class DistributedExecutor final : public MultigridExecutor {
 public:
     DistributedExecutor(const SolverOptions& options, DistributedLines lines)
-        : solver_(started_solver(options, lines)), options_(options), lines_(lines) {}
+        : solver_(started_solver(options, lines)), options_(options), lines_(lines) {
+        options_.backend = solver_->backend();  // what runs, as the report and --json say it
+    }
 
     void setup(const CaseSpec& spec, int level) override {
         timed_setup([&] { solver_->setup(spec, level); });

@@ -125,7 +125,7 @@ FastDirectReport DistributedFastDirectSolver::solve(const double* b, double* x, 
 std::vector<double> DistributedFastDirectSolver::gather(const double* x) const {
     state_->check_setup("gather");
     StripBackend& strips = *state_->strips;
-    auto mine = strips.make_vector<double>(static_cast<std::size_t>(state_->mx) * state_->my);
+    auto mine = strips.make_vector<double>(state_->mx, state_->my);
     strips.upload(x, mine.size(), mine);
     return strips.gather(mine);
 }

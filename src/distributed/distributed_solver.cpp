@@ -230,6 +230,7 @@ CaseSolveReport DistributedSolver::solve_case(std::vector<double>* x, const Step
 int DistributedSolver::rank() const { return state_->context->comm.rank(); }
 int DistributedSolver::ranks() const { return state_->context->comm.size(); }
 std::string DistributedSolver::device_name() const { return state_->engine->device_name(); }
+BackendKind DistributedSolver::backend() const { return state_->on_gpus ? BackendKind::cuda : BackendKind::cpu; }
 std::string DistributedSolver::transport() const { return state_->context->transport; }
 std::string DistributedSolver::notice() const { return state_->notice; }
 

@@ -75,15 +75,14 @@ public:
         transform_.reset();
         defect_.reset();
         for (auto* v : {&b_, &x_, &x_next_, &d_, &c_, &ones_, &weights_}) *v = {};
-        const std::size_t rows = plan.rows();
-        for (auto* v : {&b_, &x_, &x_next_, &d_, &c_}) *v = be_.template make_vector<double>(rows);
+        for (auto* v : {&b_, &x_, &x_next_, &d_, &c_}) *v = be_.template make_vector<double>(plan.mx, plan.my);
         singular_ = plan.singular;
         node_weights_ = plan.node_weights;
         weight_sum_ = 0.0;
         if (singular_) {
-            ones_ = be_.template make_vector<double>(rows);
+            ones_ = be_.template make_vector<double>(plan.mx, plan.my);
             be_.fill(ones_, 1.0);
-            weights_ = be_.template make_vector<double>(rows);
+            weights_ = be_.template make_vector<double>(plan.mx, plan.my);
             be_.upload(node_weights_, weights_);
             for (double w : node_weights_) weight_sum_ += w;
         }

@@ -224,8 +224,8 @@ TEST_CASE("the strip defect equals the serial difference-form defect bit for bit
         StripBackend be(context);
         const RowRange rows = be.rows();
         const std::size_t offset = static_cast<std::size_t>(rows.first) * mesh.mx();
-        auto b_strip = be.make_vector<double>(A->rows()), x_strip = be.make_vector<double>(A->rows()),
-             d_strip = be.make_vector<double>(A->rows());
+        auto b_strip = be.make_vector<double>(A->mx, A->my), x_strip = be.make_vector<double>(A->mx, A->my),
+             d_strip = be.make_vector<double>(A->mx, A->my);
         be.upload(b.data() + offset, b_strip.size(), b_strip);
         be.upload(x.data() + offset, x_strip.size(), x_strip);
         StripDefect defect(be, mesh, edges.all_dirichlet() ? nullptr : A);
