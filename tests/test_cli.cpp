@@ -43,7 +43,7 @@ TEST_CASE("CLI exit code 0: a converged solve, the direct solve, info", "[cli]")
     CHECK(r.output.find("h_min     8.674e-19") != std::string::npos);  // (nu/2)^10, not the paper's 9.24e-19
 }
 
-TEST_CASE("A case stacked in y (weak scaling): its widths those of the case, repeated; its sizes; the limits",
+TEST_CASE("A case stacked in y (weak scaling): its widths those of the case, repeated, its sizes and the limits",
           "[cli][stack]") {
     const adimg::CaseSpec a2 = adimg::builtin_case("A2"), tall = adimg::stacked(a2, 3);
     CHECK(tall.name == "A2-stack3");
