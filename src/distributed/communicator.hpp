@@ -69,6 +69,21 @@ public:
         count_collective(counts[rank_] * static_cast<long long>(sizeof(T)));
     }
 
+    /// Every rank's values into all ranks' copies of one array: rank r's are
+    /// data[offsets[r] .. offsets[r + 1]), already in place on rank r.
+    template <class T>
+    void allgather_in_place(T* data, const std::vector<std::size_t>& offsets) {
+        const int ranks = size_;
+        std::vector<int> counts(ranks), displacements(ranks);
+        for (int r = 0; r < ranks; ++r) {
+            counts[r] = static_cast<int>(offsets[r + 1] - offsets[r]);
+            displacements[r] = static_cast<int>(offsets[r] - offsets[0]);
+        }
+        MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, data + offsets[0], counts.data(), displacements.data(),
+                       mpi_type<T>(), comm_);
+        count_collective(counts[rank_] * static_cast<long long>(sizeof(T)));
+    }
+
     double sum(double value) { return reduce(value, MPI_SUM); }
     double max(double value) { return reduce(value, MPI_MAX); }
     double min(double value) { return reduce(value, MPI_MIN); }

@@ -150,6 +150,15 @@ public:
                  double* out) {
         *out = sum_dot(comm, x, y, offset, n);
     }
+    /// x·y over this rank's entries alone (a level every rank holds whole).
+    template <class T>
+    double local_dot(const vector<T>& x, const vector<T>& y, std::size_t offset, std::size_t n) {
+        return owned_dot(x, y, offset, n);
+    }
+    template <class T>
+    void owned_dot(const vector<T>& x, const vector<T>& y, std::size_t offset, std::size_t n, double* out) {
+        *out = owned_dot(x, y, offset, n);
+    }
     template <class T>
     double owned_dot(const vector<T>& x, const vector<T>& y, std::size_t offset, std::size_t n) {
         const T* a = x.data() + offset;
@@ -186,16 +195,18 @@ public:
                 x[p] = jacobi_update(x[p], b[p], row_product<T>(Av, x.data(), i, r), Av(C, p), T(1));
             }
     }
-    /// The owned coarse rows (coarse_rows from grid row coarse_first) of R fine, the fine strip
-    /// from grid row fine_first with its halo below current.
+    /// The coarse rows coarse_first .. coarse_first + coarse_rows - 1 of R fine, from
+    /// coarse_offset on in coarse's storage (its storage row 1 onwards), the fine strip from grid
+    /// row fine_first with its halos current.
     template <class T>
     void restrict_rows(const vector<T>& fine, int mx_fine, int my_fine, int fine_first, const vector<T>& tx,
-                       const vector<T>& ty, vector<T>& coarse, int coarse_first, int coarse_rows) {
+                       const vector<T>& ty, vector<T>& coarse, std::size_t coarse_offset, int coarse_first,
+                       int coarse_rows) {
         const int mxc = mx_fine / 2 + 1, myc = my_fine / 2 + 1;
 #pragma omp parallel for schedule(static) if(CpuBackend::parallel_worth(fine.size()))
         for (int r = 0; r < coarse_rows; ++r)
             for (int I = 0; I < mxc; ++I)
-                coarse[static_cast<std::size_t>(r + 1) * mxc + I] = strip_restrict_value(
+                coarse[coarse_offset + static_cast<std::size_t>(r + 1) * mxc + I] = strip_restrict_value(
                     fine.data(), mx_fine, fine_first, mxc, myc, tx.data(), ty.data(), I, coarse_first + r);
     }
     /// fine += P coarse on the interior nodes of the fine strip's owned rows (fine_rows from grid
@@ -227,14 +238,11 @@ public:
         solve_couplings(comm, A.mx, pdd, w);
         y_lines_finish(A.mx, A.my - 2, w.solved.data(), x_in, x_out, omega);
     }
-    /// The whole level of a strip into `whole` on every rank: rank r's owned values, n from
-    /// `offset` on in its strip, go to whole[offsets[r] ..).
+    /// Every rank's values of v into all ranks' v: rank r's are v[offsets[r] .. offsets[r + 1]),
+    /// already in place on rank r.
     template <class T>
-    void gather_level(Communicator& comm, const vector<T>& strip, std::size_t offset, std::size_t /*n*/,
-                      const std::vector<std::size_t>& offsets, vector<T>& whole) {
-        std::vector<int> counts(comm.size());
-        for (int r = 0; r < comm.size(); ++r) counts[r] = static_cast<int>(offsets[r + 1] - offsets[r]);
-        comm.allgatherv(strip.data() + offset, counts, whole.data());
+    void gather_in_place(Communicator& comm, vector<T>& v, const std::vector<std::size_t>& offsets) {
+        comm.allgather_in_place(v.data(), offsets);
     }
 
     /// Every y-line's part on the strip's m owned rows reduced to its two coupling equations,

@@ -227,6 +227,12 @@ public:
         owned_dot(x, y, offset, n, out);
         nccl_->sum(out, 1, stream());
     }
+    /// x·y over this rank's entries alone (a level every rank holds whole), to the host.
+    template <class T>
+    double local_dot(const vector<T>& x, const vector<T>& y, std::size_t offset, std::size_t n) {
+        owned_dot(x, y, offset, n, result_.data());
+        return read_result();
+    }
     template <class T>
     void owned_dot(const vector<T>& x, const vector<T>& y, std::size_t offset, std::size_t n, double* out) {
         const int count = std::min(partial_count, blocks(n));
@@ -265,9 +271,11 @@ public:
     }
     template <class T>
     void restrict_rows(const vector<T>& fine, int mx_fine, int my_fine, int fine_first, const vector<T>& tx,
-                       const vector<T>& ty, vector<T>& coarse, int coarse_first, int coarse_rows) {
+                       const vector<T>& ty, vector<T>& coarse, std::size_t coarse_offset, int coarse_first,
+                       int coarse_rows) {
         launch("restrict_rows kernel", strip_kernels::restrict_rows<T>, tiles(mx_fine / 2 + 1, coarse_rows), block2d(), 0,
-               fine.data(), mx_fine, my_fine, fine_first, tx.data(), ty.data(), coarse.data(), coarse_first, coarse_rows);
+               fine.data(), mx_fine, my_fine, fine_first, tx.data(), ty.data(), coarse.data() + coarse_offset,
+               coarse_first, coarse_rows);
     }
     template <class T>
     void prolong_rows(const vector<T>& coarse, int coarse_first, const vector<T>& tx, const vector<T>& ty,
@@ -307,22 +315,21 @@ public:
                w.v.data(), static_cast<const T*>(w.rv.data()), mx, m, chunks, x_in.data(), x_out.data(), omega);
     }
 
-    /// The whole level of a strip into `whole` (its nodes, in T) on every rank: rank r's owned
-    /// values, n from `offset` on in its strip's storage, go to whole[offsets[r] ..).
+    /// Every rank's values of v into all ranks' v: rank r's are v[offsets[r] .. offsets[r + 1]),
+    /// already in place on rank r (by NCCL in device memory, else through the host).
     template <class T>
-    void gather_level(Communicator& comm, const vector<T>& strip, std::size_t offset, std::size_t n,
-                      const std::vector<std::size_t>& offsets, vector<T>& whole) {
+    void gather_in_place(Communicator& comm, vector<T>& v, const std::vector<std::size_t>& offsets) {
         if (nccl_) {
-            copy_part(strip, offset, whole, offsets[comm.rank()], n);
-            nccl_->all_gather_in_place(whole.data(), offsets, stream());
+            nccl_->all_gather_in_place(v.data(), offsets, stream());
             return;
         }
-        std::vector<double> mine(n), all(whole.size());
-        to_host(strip, offset, n, mine.data());
-        std::vector<int> counts(comm.size());
-        for (int r = 0; r < comm.size(); ++r) counts[r] = static_cast<int>(offsets[r + 1] - offsets[r]);
-        comm.allgatherv(mine.data(), counts, all.data());
-        from_host(all.data(), all.size(), whole, 0);
+        const std::size_t first = offsets.front(), n = offsets.back() - first;
+        std::vector<double> host(n);
+        to_host(v, first, n, host.data());
+        std::vector<std::size_t> from_zero(offsets.size());
+        for (std::size_t r = 0; r < offsets.size(); ++r) from_zero[r] = offsets[r] - first;
+        comm.allgather_in_place(host.data(), from_zero);
+        from_host(host.data(), n, v, first);
     }
 
     std::size_t workspace_bytes() const {

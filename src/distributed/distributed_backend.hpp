@@ -69,8 +69,8 @@ public:
         const StripLevel& s = layout().level(l);
         v.level = l;
         v.mx = s.mx;
-        v.first_row = s.first[comm().rank()];
-        v.rows = s.rows(comm().rank());
+        v.first_row = s.held_first(comm().rank());
+        v.rows = s.held_rows(comm().rank());
         v.storage = local().template make_vector<T>(v.mx, v.rows + 2);
         return v;
     }
@@ -163,8 +163,13 @@ public:
     void download(const matrix<double>& A, NineBands<double>& host) {
         const NineBands<double> strip = host_double(A);
         host = NineBands<double>(A.mx, A.my);
-        for (int k = 0; k < 9; ++k)
-            gather_rows(A.level, strip.values.data() + k * strip.rows() + A.mx, host.values.data() + k * host.rows());
+        for (int k = 0; k < 9; ++k) {
+            const double* owned = strip.values.data() + k * strip.rows() + A.mx;
+            if (layout().level(A.level).replicated)
+                std::copy(owned, owned + host.rows(), host.values.data() + k * host.rows());
+            else
+                gather_rows(A.level, owned, host.values.data() + k * host.rows());
+        }
     }
     template <class T>
     static std::size_t bytes(const matrix<T>& A) {
@@ -231,7 +236,7 @@ public:
     template <class T>
     void line_relax(const matrix<T>& A, const vector<T>& b, const vector<T>& x_in, vector<T>& x_out, Direction direction,
                     T omega) {
-        if (direction == Direction::x) {
+        if (direction == Direction::x || layout().level(A.level).replicated) {  // lines within the rank
             refresh_halos(x_in);
             local().line_relax(A.local, b.storage, x_in.storage, x_out.storage, direction, omega);
         } else {
@@ -249,13 +254,21 @@ public:
     // --- grid transfer ----------------------------------------------------------------------
     /// coarse = R fine: the fine row below the strip from the rank below, and the restriction
     /// of the coarse rows this rank owns (coarse row J gathers fine rows 2J - 1 .. 2J + 1, and
-    /// this rank owns the fine rows from 2 first_row of its coarse strip on).
+    /// this rank owns the fine rows from 2 first_row of its coarse strip on). Into a replicated
+    /// level from a distributed one, each rank restricts the rows of its cut and the ranks then
+    /// gather them (the one collective of the coarse part of a cycle); between replicated levels
+    /// each rank restricts the whole level.
     template <class T>
     void restrict_to(const vector<T>& fine, int mx_fine, int my_fine, const vector<T>& split_x,
                      const vector<T>& split_y, vector<T>& coarse) {
         refresh_halos(fine);
+        const StripLevel& c = layout().level(coarse.level);
+        const bool gathers = c.replicated && !replicated(fine);
+        const int first = gathers ? c.first[comm().rank()] : coarse.first_row;
+        const int rows = gathers ? c.rows(comm().rank()) : coarse.rows;
         rank_.restrict_rows(fine.storage, mx_fine, my_fine, fine.first_row, split_x.storage, split_y.storage,
-                            coarse.storage, coarse.first_row, coarse.rows);
+                            coarse.storage, static_cast<std::size_t>(first - coarse.first_row) * coarse.mx, first, rows);
+        if (gathers) rank_.gather_in_place(comm(), coarse.storage, storage_offsets(c));
     }
     /// coarse = R (b - A x), through the defect d.
     template <class T>
@@ -308,9 +321,12 @@ public:
             w.offsets.resize(comm().size() + 1);
             for (int r = 0; r <= comm().size(); ++r) w.offsets[r] = static_cast<std::size_t>(level.first[r]) * level.mx;
         }
-        rank_.gather_level(comm(), b.storage, b.offset(), b.size(), w.offsets, w.b);
+        // A replicated coarsest level is whole on every rank; a distributed one is gathered.
+        const std::size_t at = static_cast<std::size_t>(b.first_row) * b.mx;
+        rank_.copy_part(b.storage, b.offset(), w.b, at, b.size());
+        if (!level.replicated) rank_.gather_in_place(comm(), w.b, w.offsets);
         local().direct_solve(s.local, w.b, w.x);
-        rank_.copy_part(w.x, static_cast<std::size_t>(x.first_row) * x.mx, x.storage, x.offset(), x.size());
+        rank_.copy_part(w.x, at, x.storage, x.offset(), x.size());
     }
 
     // --- vector operations ------------------------------------------------------------------
@@ -333,6 +349,7 @@ public:
     /// x·y over the entries of every rank, accumulated in double.
     template <class T>
     double dot(const vector<T>& x, const vector<T>& y) {
+        if (replicated(x)) return rank_.local_dot(x.storage, y.storage, x.offset(), x.size());
         return rank_.sum_dot(comm(), x.storage, y.storage, x.offset(), x.size());
     }
     /// ||x|| over every rank without overflow or underflow for finite x: the plain sum of
@@ -341,14 +358,20 @@ public:
     double norm2(const vector<T>& x) {
         const double sum = dot(x, x);
         if (plain_sum_usable(sum) || std::isnan(sum)) return std::sqrt(sum);
-        const double largest = comm().max(rank_.owned_max_abs(x.storage, x.offset(), x.size()));
+        const bool whole = replicated(x);
+        const double largest_here = rank_.owned_max_abs(x.storage, x.offset(), x.size());
+        const double largest = whole ? largest_here : comm().max(largest_here);
         if (largest == 0.0 || !std::isfinite(largest)) return largest;
-        return largest * std::sqrt(comm().sum(rank_.owned_scaled_squares(x.storage, x.offset(), x.size(), largest)));
+        const double squares = rank_.owned_scaled_squares(x.storage, x.offset(), x.size(), largest);
+        return largest * std::sqrt(whole ? squares : comm().sum(squares));
     }
     /// *out = x·y, out in the rank-local backend's memory (GPU ranks on NCCL: without waiting).
     template <class T>
     void dot(const vector<T>& x, const vector<T>& y, double* out) {
-        rank_.sum_dot(comm(), x.storage, y.storage, x.offset(), x.size(), out);
+        if (replicated(x))
+            rank_.owned_dot(x.storage, y.storage, x.offset(), x.size(), out);
+        else
+            rank_.sum_dot(comm(), x.storage, y.storage, x.offset(), x.size(), out);
     }
     template <class T>
     void axpy_ratio(const double* num, const double* den, double sign, const vector<T>& x, vector<T>& y) {
@@ -383,7 +406,7 @@ public:
     /// Refreshes a strip's halo rows from the neighbouring ranks (a whole array has none).
     template <class T>
     void refresh_halos(const vector<T>& v) {
-        if (v.strip()) rank_.exchange_rows(comm(), v.storage, v.mx, v.rows);
+        if (v.strip() && !replicated(v)) rank_.exchange_rows(comm(), v.storage, v.mx, v.rows);
     }
 
     /// The whole level of a strip (all ranks' rows, in double), on every rank.
@@ -391,6 +414,7 @@ public:
     std::vector<double> gather(const vector<T>& v) {
         std::vector<double> mine(v.size()), whole(layout().level(v.level).nodes());
         download(v, mine.data());
+        if (replicated(v)) return mine;
         gather_rows(v.level, mine.data(), whole.data());
         return whole;
     }
@@ -399,6 +423,19 @@ private:
     Communicator& comm() const { return context_->comm; }
     const StripLayout& layout() const { return context_->layout; }
     Local& local() { return rank_.local(); }
+    /// Whether v is a strip of a replicated level (whole on every rank).
+    template <class T>
+    bool replicated(const vector<T>& v) const {
+        return v.strip() && layout().level(v.level).replicated;
+    }
+    /// Where each rank's rows of its cut start in the storage of a replicated level's vector
+    /// (whose storage row r + 1 is grid row r), and where the last ends.
+    static std::vector<std::size_t> storage_offsets(const StripLevel& level) {
+        std::vector<std::size_t> offsets(level.first.size());
+        for (std::size_t r = 0; r < offsets.size(); ++r)
+            offsets[r] = static_cast<std::size_t>(level.first[r] + 1) * level.mx;
+        return offsets;
+    }
     /// The level of the layout with the mx x my grid; a logic error if none has it.
     int level_with(int mx, int my) const {
         const int l = layout().level_with(mx, my);
@@ -443,8 +480,8 @@ private:
         M.mx = mx;
         M.my = my;
         M.level = l;
-        M.first_row = s.first[comm().rank()];
-        M.rows = s.rows(comm().rank());
+        M.first_row = s.held_first(comm().rank());
+        M.rows = s.held_rows(comm().rank());
         M.local = rank_.template strip_matrix<T>(mx, M.rows);
         return M;
     }
@@ -462,6 +499,7 @@ private:
     template <class T, class Strip>
     void classify_lines(const Strip& strip, matrix<T>& M) {
         const StripLevel& s = layout().level(M.level);
+        if (s.replicated) return;  // its y-lines are whole on every rank
         int fewest = s.my;
         for (int r = 0; r < comm().size(); ++r) fewest = std::min(fewest, s.rows(r));
         LineSolveInfo info;

@@ -8,26 +8,34 @@
 
 namespace adimg {
 
-StripLayout::StripLayout(const std::vector<std::pair<int, int>>& grids, int ranks) {
+StripLayout::StripLayout(const std::vector<std::pair<int, int>>& grids, int ranks, std::size_t replicate_up_to) {
     if (grids.empty()) throw std::logic_error("StripLayout: no levels");
+    const int levels = static_cast<int>(grids.size());
     const int coarse_elements = grids.front().second - 1;
-    if (coarse_elements < 2 * ranks)
-        throw input_error("the distributed solver needs at least two rows of the coarsest grid per rank, and that grid (" +
-                          std::to_string(grids.front().first) + " x " + std::to_string(grids.front().second) +
-                          " nodes) has " + std::to_string(coarse_elements + 1) + " rows for " + std::to_string(ranks) +
-                          " ranks: use at most " + std::to_string(coarse_elements / 2) +
-                          " ranks, or a finer coarsest level (SolverOptions::coarse_level)");
-    for (std::size_t l = 0; l < grids.size(); ++l) {
+    int distributed = 0;  // the coarsest distributed level
+    while (distributed + 1 < levels &&
+           static_cast<std::size_t>(grids[distributed].first) * grids[distributed].second <= replicate_up_to)
+        ++distributed;
+    const int cut_elements = grids[distributed].second - 1;
+    if (cut_elements < 2 * ranks)
+        throw input_error("the distributed solver needs at least two rows of its coarsest distributed grid per rank, and "
+                          "that grid (" + std::to_string(grids[distributed].first) + " x " +
+                          std::to_string(grids[distributed].second) + " nodes) has " + std::to_string(cut_elements + 1) +
+                          " rows for " + std::to_string(ranks) + " ranks: use at most " + std::to_string(cut_elements / 2) +
+                          " ranks, or a finer level");
+    for (int l = 0; l < levels; ++l) {
         const auto [mx, my] = grids[l];
         if (my - 1 != coarse_elements << l)
             throw std::logic_error("StripLayout: level " + std::to_string(l) + " has " + std::to_string(my) +
                                    " rows, not twice the elements of the level below");
-        StripLevel level{mx, my, std::vector<int>(ranks + 1)};
-        for (int r = 0; r < ranks; ++r)
-            level.first[r] = static_cast<int>(static_cast<long long>(r) * coarse_elements / ranks) << l;
-        level.first[ranks] = my;
-        levels_.push_back(std::move(level));
+        levels_.push_back(StripLevel{mx, my, std::vector<int>(ranks + 1), l < distributed});
     }
+    for (int l = distributed; l < levels; ++l)
+        for (int r = 0; r < ranks; ++r)
+            levels_[l].first[r] = static_cast<int>(static_cast<long long>(r) * cut_elements / ranks) << (l - distributed);
+    for (int l = distributed - 1; l >= 0; --l)  // coarse row J with the rank of fine row 2J
+        for (int r = 0; r < ranks; ++r) levels_[l].first[r] = (levels_[l + 1].first[r] + 1) / 2;
+    for (StripLevel& level : levels_) level.first[ranks] = level.my;
 }
 
 int StripLayout::level_with(int mx, int my) const {

@@ -25,7 +25,7 @@ struct StripFixture {
 
     explicit StripFixture(const std::vector<std::pair<int, int>>& grids, DistributedLines lines = DistributedLines::ppt)
         : context(std::make_shared<DistributedContext>(MPI_COMM_WORLD, lines)), be(context) {
-        context->layout = StripLayout(grids, context->comm.size());
+        context->layout = StripLayout(grids, context->comm.size(), 0);  // every level distributed
     }
 
     /// This rank's strip of a whole vector of a level (the level with as many nodes).

@@ -48,7 +48,35 @@ TEST_CASE("more ranks than the coarsest grid allows is an input error that names
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     if (ranks < 2) return;
     // 3 rows (two elements) on the coarsest level: room for one rank.
-    CHECK_THROWS_WITH(StripLayout({{3, 3}, {5, 5}}, ranks), Catch::Contains("use at most 1 ranks"));
+    CHECK_THROWS_WITH(StripLayout({{3, 3}, {5, 5}}, ranks, 0), Catch::Contains("use at most 1 ranks"));
+}
+
+TEST_CASE("levels up to a size are replicated: the cut is made on the coarsest distributed one", "[mpi]") {
+    int ranks = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    // 3 x 3 and 5 x 5 replicated (at most 25 nodes), 9 x 9 and 17 x 17 distributed: room for
+    // four ranks on 9 x 9, where all four levels distributed leave room for one.
+    const std::vector<std::pair<int, int>> grids{{3, 3}, {5, 5}, {9, 9}, {17, 17}};
+    if (ranks > 4) return;
+    const StripLayout layout(grids, ranks, 25);
+    CHECK(layout.level(0).replicated);
+    CHECK(layout.level(1).replicated);
+    CHECK_FALSE(layout.level(2).replicated);
+    CHECK_FALSE(layout.level(3).replicated);
+    for (int r = 0; r < ranks; ++r) {
+        CHECK(layout.level(1).held_first(r) == 0);
+        CHECK(layout.level(1).held_rows(r) == 5);
+        CHECK(layout.level(2).rows(r) >= 2);
+        CHECK(layout.level(3).first[r] == 2 * layout.level(2).first[r]);
+        // A replicated level's cut: coarse row J with the rank of fine row 2J.
+        for (int J = layout.level(1).first[r]; J < layout.level(1).first[r + 1]; ++J) {
+            CHECK(2 * J >= layout.level(2).first[r]);
+            CHECK(2 * J < layout.level(2).first[r + 1]);
+        }
+    }
+    CHECK(layout.level(1).first[ranks] == 5);
+    // The finest level is never replicated, however small.
+    CHECK_FALSE(StripLayout({{3, 3}, {5, 5}}, 1, 1000).level(1).replicated);
 }
 
 TEST_CASE("a y-line part cut into chunks, as GPU ranks solve it, equals Thomas on the line", "[mpi]") {
