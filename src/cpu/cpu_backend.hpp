@@ -219,10 +219,6 @@ public:
     }
 
     // --- grid transfer ----------------------------------------------------------------------
-    /// The transfers take the natural edges of the level (multigrid.hpp); without them a level is
-    /// all Dirichlet.
-    static constexpr bool natural_edges = true;
-
     /// coarse = R fine (R = P^T); coarse nodes on a Dirichlet edge get 0 (stencil.hpp).
     template <class T>
     void restrict_to(const vector<T>& fine, int mx_fine, int my_fine, const vector<T>& split_x,

@@ -234,10 +234,6 @@ public:
     }
 
     // --- grid transfer ------------------------------------------------------------------------
-    /// The transfers take the natural edges of the level (multigrid.hpp); without them a level is
-    /// all Dirichlet.
-    static constexpr bool natural_edges = true;
-
     template <class T>
     void restrict_to(const vector<T>& fine, int mx_fine, int my_fine, const vector<T>& split_x, const vector<T>& split_y,
                      vector<T>& coarse, NaturalEdges natural = {}) {

@@ -260,7 +260,8 @@ public:
     /// each rank restricts the whole level.
     template <class T>
     void restrict_to(const vector<T>& fine, int mx_fine, int my_fine, const vector<T>& split_x,
-                     const vector<T>& split_y, vector<T>& coarse) {
+                     const vector<T>& split_y, vector<T>& coarse, NaturalEdges natural = {}) {
+        require_dirichlet(natural);
         refresh_halos(fine);
         const StripLevel& c = layout().level(coarse.level);
         const bool gathers = c.replicated && !replicated(fine);
@@ -281,7 +282,8 @@ public:
     /// row above the coarse strip.
     template <class T>
     void prolong_add(const vector<T>& coarse, const vector<T>& split_x, const vector<T>& split_y, vector<T>& fine,
-                     int mx_fine, int my_fine) {
+                     int mx_fine, int my_fine, NaturalEdges natural = {}) {
+        require_dirichlet(natural);
         refresh_halos(coarse);
         rank_.prolong_rows(coarse.storage, coarse.first_row, split_x.storage, split_y.storage, fine.storage, mx_fine,
                            my_fine, fine.first_row, fine.rows);
@@ -423,6 +425,10 @@ private:
     Communicator& comm() const { return context_->comm; }
     const StripLayout& layout() const { return context_->layout; }
     Local& local() { return rank_.local(); }
+    /// The transfers here are the all-Dirichlet ones; DistributedSolver::setup refuses other edges.
+    static void require_dirichlet(NaturalEdges natural) {
+        if (natural.any()) throw std::logic_error("DistributedBackend: a level with natural edges reached the transfers");
+    }
     /// Whether v is a strip of a replicated level (whole on every rank).
     template <class T>
     bool replicated(const vector<T>& v) const {

@@ -3,6 +3,8 @@
 // nine-band matrices of the distributed backend, held in the memory of the rank-local backend
 // (`Local`: CpuBackend on the host, CudaBackend on the rank's GPU).
 
+#include <adimg/nine_bands.hpp>
+
 #include <cstddef>
 
 namespace adimg {
@@ -47,6 +49,7 @@ struct StripMatrix {
     int rows = 0;
     typename Local::template matrix<T> local;  ///< mx x (rows + 2)
     bool pdd = false;                          ///< its y-lines by PDD (distributed_lines.hpp), else by PPT
+    NaturalEdges natural;  ///< none: the distributed solver takes Dirichlet edges only (setup refuses others)
 
     std::size_t owned_values() const { return static_cast<std::size_t>(rows) * mx; }
 };

@@ -43,14 +43,12 @@
 //   line_relax(A, b, x_in, x_out, dir, omega)  one damped ADI half-step (all lines of direction
 //                                          dir solved exactly), out of place
 //   restrict_defect(A, b, x, d, tx, ty, coarse)  coarse = R (b - A x); d is scratch
-//   restrict_to(fine, mx, my, tx, ty, coarse)    coarse = R fine (full multigrid restricts b)
-//   prolong_add(coarse, tx, ty, fine, mx, my)    fine += P coarse on interior nodes
-//                                          A backend whose matrices carry natural edges
-//                                          (NineBands::natural) declares natural_edges = true:
-//                                          restrict_defect then reads them from A, and
-//                                          restrict_to and prolong_add take them as a trailing
-//                                          NaturalEdges (multigrid.hpp); without that, every
-//                                          level it sees is all Dirichlet
+//   restrict_to(fine, mx, my, tx, ty, coarse, natural)  coarse = R fine (full multigrid restricts b)
+//   prolong_add(coarse, tx, ty, fine, mx, my, natural)  fine += P coarse on interior nodes
+//                                          natural: the level's natural edges (NaturalEdges),
+//                                          always passed, from its matrix's `natural`, which
+//                                          restrict_defect reads; a backend that takes only
+//                                          Dirichlet edges (the distributed one) refuses others
 //   update_defect_norm(A, b, x, alpha, c, x_next, d)  x_next = x + alpha c, d = b - A x_next;
 //                                          returns ||d|| (c may be of another precision)
 //   DirectSolve, make_direct_solve(A), update_direct_solve(A, s), direct_solve(s, b, x)

@@ -112,25 +112,16 @@ using restrict_defect_op = decltype(std::declval<B&>().restrict_defect(
     std::declval<const Matrix<B, T>&>(), std::declval<const Vector<B, T>&>(), std::declval<const Vector<B, T>&>(),
     std::declval<Vector<B, T>&>(), std::declval<const Vector<B, T>&>(), std::declval<const Vector<B, T>&>(),
     std::declval<Vector<B, T>&>()));
-/// The grid transfers take a trailing NaturalEdges exactly where the backend declares
-/// natural_edges = true (TakesNaturalEdges, multigrid.hpp).
-template <class B, class... Natural>
-struct Transfers {
-    template <class T>
-    using restrict_to_op = decltype(std::declval<B&>().restrict_to(std::declval<const Vector<B, T>&>(), int{}, int{},
-                                                                   std::declval<const Vector<B, T>&>(), std::declval<const Vector<B, T>&>(),
-                                                                   std::declval<Vector<B, T>&>(), std::declval<Natural>()...));
-    template <class T>
-    using prolong_add_op = decltype(std::declval<B&>().prolong_add(std::declval<const Vector<B, T>&>(), std::declval<const Vector<B, T>&>(),
-                                                                   std::declval<const Vector<B, T>&>(), std::declval<Vector<B, T>&>(),
-                                                                   int{}, int{}, std::declval<Natural>()...));
-};
-template <class B>
-using TransfersOf = std::conditional_t<TakesNaturalEdges<B>::value, Transfers<B, NaturalEdges>, Transfers<B>>;
+/// The grid transfers take the level's natural edges, always (a matrix carries them as `natural`).
 template <class B, class T>
-using restrict_to_op = typename TransfersOf<B>::template restrict_to_op<T>;
+using restrict_to_op = decltype(std::declval<B&>().restrict_to(std::declval<const Vector<B, T>&>(), int{}, int{},
+                                                               std::declval<const Vector<B, T>&>(), std::declval<const Vector<B, T>&>(),
+                                                               std::declval<Vector<B, T>&>(), NaturalEdges{}),
+                                std::declval<const Matrix<B, T>&>().natural);
 template <class B, class T>
-using prolong_add_op = typename TransfersOf<B>::template prolong_add_op<T>;
+using prolong_add_op = decltype(std::declval<B&>().prolong_add(std::declval<const Vector<B, T>&>(), std::declval<const Vector<B, T>&>(),
+                                                               std::declval<const Vector<B, T>&>(), std::declval<Vector<B, T>&>(),
+                                                               int{}, int{}, NaturalEdges{}));
 template <class B, class X, class C>
 using update_defect_norm_op = Returns<double, decltype(std::declval<B&>().update_defect_norm(
     std::declval<const Matrix<B, X>&>(), std::declval<const Vector<B, X>&>(), std::declval<const Vector<B, X>&>(), double{},
@@ -224,8 +215,8 @@ constexpr bool check_backend_contract() {
     ADIMG_CONTRACT((in_both<gauss_seidel_op, B>), "gauss_seidel(A, b, x, order)");
     ADIMG_CONTRACT((in_both<line_relax_op, B>), "line_relax(A, b, x_in, x_out, direction, omega)");
     ADIMG_CONTRACT((in_both<restrict_defect_op, B>), "restrict_defect(A, b, x, d, split_x, split_y, coarse)");
-    ADIMG_CONTRACT((in_both<restrict_to_op, B>), "restrict_to(fine, mx, my, split_x, split_y, coarse[, natural])");
-    ADIMG_CONTRACT((in_both<prolong_add_op, B>), "prolong_add(coarse, split_x, split_y, fine, mx, my[, natural])");
+    ADIMG_CONTRACT((in_both<restrict_to_op, B>), "restrict_to(fine, mx, my, split_x, split_y, coarse, natural) and the matrix's natural");
+    ADIMG_CONTRACT((in_both<prolong_add_op, B>), "prolong_add(coarse, split_x, split_y, fine, mx, my, natural)");
     ADIMG_CONTRACT((in_all_pairs<update_defect_norm_op, B>), "update_defect_norm(A, b, x, alpha, c, x_next, d)");
     ADIMG_CONTRACT((in_both<direct_solve_op, B>), "make_direct_solve(A), update_direct_solve(A, s), direct_solve(s, b, x)");
     ADIMG_CONTRACT((detected<galerkin_coarse_op, B>), "galerkin_coarse(A, split_x, split_y, C)");

@@ -17,14 +17,6 @@
 
 namespace adimg {
 
-/// Whether a backend's transfers take a level's natural edges (Backend::natural_edges, the CPU
-/// and CUDA backends). A backend without them (the distributed one) sees only all-Dirichlet
-/// levels and is called without the edges.
-template <class Backend, class = void>
-struct TakesNaturalEdges : std::false_type {};
-template <class Backend>
-struct TakesNaturalEdges<Backend, std::void_t<decltype(Backend::natural_edges)>> : std::bool_constant<Backend::natural_edges> {};
-
 /// What a level's matrix is made from: the host bands of a Hierarchy, or the mesh of a
 /// MeshHierarchy, which the backend assembles.
 inline const NineBands<double>& matrix_source(const HostLevel& level) { return level.A; }
@@ -177,18 +169,12 @@ private:
     };
 
     /// fine.x += P coarse.x, and coarse.b = R fine.b (full multigrid), with the natural edges of
-    /// the fine level's matrix where the backend takes them (the coarse level has the same).
+    /// the fine level's matrix (the coarse level has the same).
     void prolong_add(const Level& coarse, Level& fine) {
-        if constexpr (TakesNaturalEdges<Backend>::value)
-            be_.prolong_add(coarse.x, coarse.split_x, coarse.split_y, fine.x, fine.mx, fine.my, fine.A.natural);
-        else
-            be_.prolong_add(coarse.x, coarse.split_x, coarse.split_y, fine.x, fine.mx, fine.my);
+        be_.prolong_add(coarse.x, coarse.split_x, coarse.split_y, fine.x, fine.mx, fine.my, fine.A.natural);
     }
     void restrict_to(const Level& fine, Level& coarse) {
-        if constexpr (TakesNaturalEdges<Backend>::value)
-            be_.restrict_to(fine.b, fine.mx, fine.my, coarse.split_x, coarse.split_y, coarse.b, fine.A.natural);
-        else
-            be_.restrict_to(fine.b, fine.mx, fine.my, coarse.split_x, coarse.split_y, coarse.b);
+        be_.restrict_to(fine.b, fine.mx, fine.my, coarse.split_x, coarse.split_y, coarse.b, fine.A.natural);
     }
 
     Vector upload(const std::vector<double>& host) {

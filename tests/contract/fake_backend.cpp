@@ -17,7 +17,9 @@ struct FakeBackend {
     template <class T>
     using vector = std::vector<T>;
     template <class T>
-    struct matrix {};
+    struct matrix {
+        NaturalEdges natural;
+    };
     struct Recording {};
     struct DirectSolve {};
 
@@ -49,9 +51,11 @@ struct FakeBackend {
     void restrict_defect(const matrix<T>& A, const vector<T>& b, const vector<T>& x, vector<T>& d, const vector<T>& split_x,
                          const vector<T>& split_y, vector<T>& coarse);
     template <class T>
-    void restrict_to(const vector<T>& fine, int mx, int my, const vector<T>& split_x, const vector<T>& split_y, vector<T>& coarse);
+    void restrict_to(const vector<T>& fine, int mx, int my, const vector<T>& split_x, const vector<T>& split_y, vector<T>& coarse,
+                     NaturalEdges natural);
     template <class T>
-    void prolong_add(const vector<T>& coarse, const vector<T>& split_x, const vector<T>& split_y, vector<T>& fine, int mx, int my);
+    void prolong_add(const vector<T>& coarse, const vector<T>& split_x, const vector<T>& split_y, vector<T>& fine, int mx, int my,
+                     NaturalEdges natural);
     template <class X, class C>
     double update_defect_norm(const matrix<X>& A, const vector<X>& b, const vector<X>& x, double alpha, const vector<C>& c,
                               vector<X>& x_next, vector<X>& d);
