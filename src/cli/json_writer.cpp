@@ -77,11 +77,16 @@ std::string json_quoted(const std::string& s) {
     return out + "\"";
 }
 
+void JsonWriter::new_line() {
+    text_ += '\n';
+    text_.append(2 * first_.size(), ' ');  // the indent of the depth (appended, not added: GCC 12's -Wrestrict)
+}
+
 void JsonWriter::key(const std::string& k) {
     if (!first_.empty()) {
         if (!first_.back()) text_ += ",";
         first_.back() = false;
-        text_ += "\n" + std::string(2 * first_.size(), ' ');
+        new_line();
     }
     if (!k.empty()) text_ += json_quoted(k) + ": ";
 }
@@ -94,7 +99,8 @@ JsonWriter& JsonWriter::begin_object(const std::string& k) {
 }
 JsonWriter& JsonWriter::end_object() {
     first_.pop_back();
-    text_ += "\n" + std::string(2 * first_.size(), ' ') + "}";
+    new_line();
+    text_ += "}";
     return *this;
 }
 JsonWriter& JsonWriter::begin_array(const std::string& k) {

@@ -34,6 +34,7 @@ public:
 
 private:
     void key(const std::string& k);
+    void new_line();  ///< a line break and the indent of the open containers
     std::string text_;
     std::vector<bool> first_;  ///< per open container: no element written yet
 };
