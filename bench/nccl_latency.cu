@@ -68,9 +68,14 @@ int main(int argc, char** argv) {
     int status = 0;
     try {
         adimg::Communicator comm(MPI_COMM_WORLD);
-        int devices = 0;
+        // The device as the GPU ranks take it: the rank within its node, modulo the node's GPUs.
+        MPI_Comm node;
+        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+        int local_rank = 0, devices = 0;
+        MPI_Comm_rank(node, &local_rank);
+        MPI_Comm_free(&node);
         ADIMG_CUDA_CHECK(cudaGetDeviceCount(&devices));
-        ADIMG_CUDA_CHECK(cudaSetDevice(comm.rank() % devices));
+        ADIMG_CUDA_CHECK(cudaSetDevice(local_rank % devices));
         cudaStream_t stream;
         ADIMG_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
         std::string why;

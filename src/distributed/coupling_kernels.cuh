@@ -10,7 +10,7 @@
 namespace adimg::coupling_kernels {
 
 /// The most ranks whose coupling equations a thread solves by PPT (its scratch is 2 equations a
-/// rank, in local memory); the strip layout's coarsest grid allows fewer.
+/// rank, in local memory); GPU ranks beyond it pass their messages by MPI (CudaRank says so).
 constexpr int max_ppt_ranks = 64;
 
 /// PPT for line i of mx: every rank's end equations (`all`, rank-major) solved, this rank's two

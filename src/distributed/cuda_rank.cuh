@@ -63,7 +63,7 @@ public:
           cuda_aware_(mpi_cuda_aware()),
           partial_(partial_count),
           result_(1) {
-        if (comm.size() <= coupling_kernels::max_ppt_ranks)
+        if (comm.size() <= coupling_kernels::max_ppt_ranks)  // one rank too: its cycle is then a graph
             nccl_ = NcclTransport::open(comm, &no_nccl_);
         else
             no_nccl_ = "the device solves the coupling equations of at most " +
@@ -332,6 +332,12 @@ public:
         from_host(host.data(), n, v, first);
     }
 
+    /// Drops the y-line workspaces of the levels of an earlier setup (a new layout).
+    void forget_lines() {
+        std::get<0>(parts_).clear();
+        std::get<1>(parts_).clear();
+    }
+
     std::size_t workspace_bytes() const {
         std::size_t bytes = stage_.size() * sizeof(double) + (partial_.size() + result_.size()) * sizeof(double) +
                             std::get<0>(host_couplings_).bytes() + std::get<1>(host_couplings_).bytes();
@@ -375,9 +381,19 @@ private:
             return n * sizeof(T);
         }
     };
+    /// A level's workspace, made at its first sweep. That is never inside a recording (a cycle is
+    /// recorded on its second run, GraphRecording), where the allocation would break the capture:
+    /// a logic error if it were.
     template <class T>
     LineParts<T>& parts(int mx, int m, int chunks) {
-        LineParts<T>& w = std::get<std::map<std::pair<int, int>, LineParts<T>>>(parts_)[{mx, m}];
+        auto& levels = std::get<std::map<std::pair<int, int>, LineParts<T>>>(parts_);
+        if (levels.find({mx, m}) == levels.end()) {
+            cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+            ADIMG_CUDA_CHECK(cudaStreamIsCapturing(stream(), &capturing));
+            if (capturing != cudaStreamCaptureStatusNone)
+                throw std::logic_error("CudaRank: a level's y-line workspace first needed inside a recorded cycle");
+        }
+        LineParts<T>& w = levels[{mx, m}];
         if (w.a.size() == 0) {
             const std::size_t lines = static_cast<std::size_t>(mx), ends = y_line_end_words * lines;
             for (DeviceVector<T>* part : {&w.a, &w.c, &w.v}) *part = DeviceVector<T>(static_cast<std::size_t>(m) * lines);

@@ -10,9 +10,11 @@
 // the y-lines of ADI, which cross the ranks, are solved by the partition method, each rank's
 // part by the rank-local executor and the coupling equations by every rank
 // (distributed_lines.hpp); the coarsest grid is solved on every rank from its whole right-hand
-// side, gathered. A cycle is recorded where the rank can (GPU ranks on NCCL: a CUDA graph).
-// Setup (assembly of a strip, the Galerkin products, the line classification) works on host
-// bands and hands them to the rank.
+// side (the levels up to replicated_nodes below the finest are whole on every rank, so it is at
+// hand). A cycle is recorded where the rank can (GPU ranks on NCCL: a CUDA graph). Setup
+// assembles a case's strips and classifies their y-lines where the rank computes; a user's
+// matrix is cut into strips from host bands and its Galerkin levels formed from the gathered
+// fine one.
 
 #include <adimg/distributed.hpp>
 #include <adimg/nine_bands.hpp>
@@ -302,8 +304,8 @@ public:
 
     /// The coarsest grid's exact solve, the same on every rank: the rank-local backend's (the
     /// CPU's sparse factor, the GPU's dense inverse; as the serial solver on that backend)
-    /// applied to the whole right-hand side gathered from the ranks (the coarsest grid is
-    /// small: 33 x 33 by default), each rank keeping its rows.
+    /// applied to the whole right-hand side (at hand where the level is replicated, gathered
+    /// from the ranks where it is distributed: a one-level hierarchy), each rank keeping its rows.
     struct DirectSolve {
         typename Local::DirectSolve local;
         long long bytes() const { return local.bytes(); }
@@ -320,9 +322,9 @@ public:
         if (w.b.size() != level.nodes()) {
             w.b = local().template make_vector<T>(level.mx, level.my);
             w.x = local().template make_vector<T>(level.mx, level.my);
-            w.offsets.resize(comm().size() + 1);
-            for (int r = 0; r <= comm().size(); ++r) w.offsets[r] = static_cast<std::size_t>(level.first[r]) * level.mx;
         }
+        w.offsets.resize(comm().size() + 1);  // this layout's cut (another setup may cut otherwise)
+        for (int r = 0; r <= comm().size(); ++r) w.offsets[r] = static_cast<std::size_t>(level.first[r]) * level.mx;
         // A replicated coarsest level is whole on every rank; a distributed one is gathered.
         const std::size_t at = static_cast<std::size_t>(b.first_row) * b.mx;
         rank_.copy_part(b.storage, b.offset(), w.b, at, b.size());
@@ -480,6 +482,10 @@ private:
 
     template <class T>
     matrix<T> empty_matrix(int mx, int my) {
+        if (layout_generation_ != context_->layout_generation) {  // a new setup's levels: the old ones' workspaces go
+            rank_.forget_lines();
+            layout_generation_ = context_->layout_generation;
+        }
         const int l = level_with(mx, my);
         const StripLevel& s = layout().level(l);
         matrix<T> M;
@@ -540,6 +546,7 @@ private:
 
     std::shared_ptr<DistributedContext> context_;
     Rank rank_;
+    int layout_generation_ = 0;  ///< the layout whose levels the rank's workspaces serve
     std::tuple<WholeLevel<float>, WholeLevel<double>> coarsest_;
 };
 

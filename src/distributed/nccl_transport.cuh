@@ -95,8 +95,13 @@ public:
 
 private:
     NcclTransport(Communicator& comm, ncclComm_t nccl) : comm_(comm), nccl_(nccl) {}
-    /// One of each operation, so that none is the first of its kind inside a solve.
-    void warm_up();
+    /// One of each operation, so that none is the first of its kind inside a solve, on `stream`
+    /// in `buffer` (warm_up_bytes()).
+    void warm_up(cudaStream_t stream, double* buffer);
+    static constexpr std::size_t warm_up_large = std::size_t(1) << 17;
+    static std::size_t warm_up_bytes(int ranks);
+    /// Ends the communicator on this rank alone (an error path, where the others may not join).
+    void abort();
     Communicator& comm_;
     ncclComm_t nccl_;
 };

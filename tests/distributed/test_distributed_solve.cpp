@@ -134,3 +134,19 @@ TEST_CASE("a case stacked once per rank (weak scaling; twice on one rank) solves
         check_same(serial(spec, 7, with()), distributed(spec, 7, with()), Precision::mixed);
     }
 }
+
+TEST_CASE("one solver set up again with other levels solves as a fresh one: a replicated coarsest level, then a "
+          "distributed one",
+          "[mpi]") {
+    // coarse_level 6: at L = 8 the coarsest (65 x 65) is replicated; at L = 6 it is the only
+    // level, distributed, and its right-hand side gathered with that layout's cut.
+    SolverOptions options = with();
+    options.coarse_level = 6;
+    const CaseSpec spec = builtin_case("U1");
+    DistributedSolver solver(MPI_COMM_WORLD, options);
+    const Outcome first = solve_case(solver, spec, 8, Setup::levels);
+    check_same(serial(spec, 8, options), first, Precision::mixed);
+    const Outcome again = solve_case(solver, spec, 6, Setup::levels);
+    check_same(serial(spec, 6, options), again, Precision::mixed);
+    check_same(distributed(spec, 6, options), again, Precision::mixed);
+}
