@@ -94,7 +94,8 @@ inline constexpr int max_stack = 1024;
 
 /// The case repeated `copies` times in y, for weak scaling: the domain [0, width] x [0, copies *
 /// height], its level-0 mesh `copies` elements in y, each refined (graded) as the case's one
-/// element. Level L then has (2^L + 1) x (copies 2^L + 1) nodes, so that P ranks of the case
+/// element, every other one mirrored (copies meet graded end to graded end, or coarse end to
+/// coarse end, never the finest element against the coarsest). Level L then has (2^L + 1) x (copies 2^L + 1) nodes, so that P ranks of the case
 /// stacked P times each hold one case's grid, and its multigrid levels coarsen as the case's.
 /// The exact solution is u0 on the taller domain. Named "<name>-stack<copies>". Throws
 /// input_error if copies is outside 1..max_stack or the height would leave the allowed range.

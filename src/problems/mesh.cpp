@@ -30,11 +30,17 @@ Mesh1D refine(const Mesh1DRule& rule, int level) {
         }
         mesh.widths = std::move(fine);
     }
-    // One copy's mesh, repeated: each copy graded toward its own end.
+    // One copy's mesh, repeated, every other copy mirrored: neighbouring copies meet with
+    // elements of the same width (both graded ends, or both coarse ends), so that no copy's
+    // finest element lies against another's coarsest, and the outer ends keep the case's grading.
     Mesh1D copies;
     copies.widths.reserve(mesh.widths.size() * rule.copies);
-    for (int c = 0; c < rule.copies; ++c)
-        copies.widths.insert(copies.widths.end(), mesh.widths.begin(), mesh.widths.end());
+    for (int c = 0; c < rule.copies; ++c) {
+        if (c % 2 == 0)
+            copies.widths.insert(copies.widths.end(), mesh.widths.begin(), mesh.widths.end());
+        else
+            copies.widths.insert(copies.widths.end(), mesh.widths.rbegin(), mesh.widths.rend());
+    }
     return copies;
 }
 
