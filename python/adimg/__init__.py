@@ -10,7 +10,8 @@ See help(adimg.Solver) for the matrix, the node order and the options.
 """
 
 from ._adimg import DeviceError, InputError, OuterStep, SolveReport, __version__, option_table
+from .dirichlet import symmetric_dirichlet
 from .solver import SolveError, Solver
 
 __all__ = ["Solver", "SolveError", "SolveReport", "OuterStep", "InputError", "DeviceError", "option_table",
-           "__version__"]
+           "symmetric_dirichlet", "__version__"]

@@ -91,6 +91,33 @@ class ScikitFemProblems(unittest.TestCase):
         vMu, uMv = v_ @ solver.precondition(u_), u_ @ solver.precondition(v_)
         self.assertLess(abs(vMu - uMv) / abs(vMu), 1e-12)
 
+    def test_enforced_rows_made_symmetric_for_scipy_cg(self):
+        # scikit-fem's enforce() replaces the Dirichlet rows and keeps their columns: not symmetric,
+        # and plain CG on it stalls. symmetric_dirichlet() gives the symmetric system (the known
+        # values eliminated), which SciPy's CG solves with adimg's V-cycle as M to spsolve's
+        # solution; and the system of two right-hand sides at once.
+        from skfem import enforce
+
+        x, y = np.linspace(0, 1, 65), np.linspace(0, 0.5, 33)
+        mesh = tensor_mesh(x, y)
+        A, b, D = assemble(mesh, lambda p: 1.0 + p[0], sine_source)
+        g = 1.0 + mesh.p[0] + 2.0 * mesh.p[1]
+        A_enforced, b_enforced = enforce(A, b, x=g, D=D)
+        self.assertGreater(abs(A_enforced - A_enforced.T).max(), 0.1)
+        A_sym, b_sym = adimg.symmetric_dirichlet(A_enforced, b_enforced)
+        self.assertEqual(abs(A_sym - A_sym.T).max(), 0.0)
+        solver = adimg.Solver(A_sym, nodes=(65, 33), backend="cpu", precision="double", digits=10)
+        u, info = spl.cg(A_sym, b_sym, M=solver.aslinearoperator(), rtol=1e-10, maxiter=100)
+        self.assertEqual(info, 0, "scipy's CG with adimg's cycle did not converge on the symmetric form")
+        self.assertLess(relative_difference(u, reference(A, b, D, g)), TOLERANCE)
+        _, both = adimg.symmetric_dirichlet(A_enforced, np.stack([b_enforced, 2 * b_enforced], axis=1))
+        np.testing.assert_allclose(both[:, 1], 2 * b_sym, rtol=1e-14, atol=1e-14)
+        # A symmetric matrix comes back as it is; a matrix that is not square is an InputError.
+        A_same, b_same = adimg.symmetric_dirichlet(A_sym, b_sym)
+        self.assertEqual(abs(A_same - A_sym).max(), 0.0)
+        with self.assertRaises(adimg.InputError):
+            adimg.symmetric_dirichlet(A_sym[:-1], b_sym[:-1])
+
 
 if __name__ == "__main__":
     unittest.main()
