@@ -283,9 +283,6 @@ public:
         }
     }
 
-    /// Nothing to drop: the workspace is sized at each sweep.
-    void forget_lines() {}
-
     std::size_t workspace_bytes() const {
         return std::get<0>(parts_).bytes() + std::get<1>(parts_).bytes() + std::get<0>(couplings_).bytes() +
                std::get<1>(couplings_).bytes();

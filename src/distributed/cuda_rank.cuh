@@ -332,12 +332,6 @@ public:
         from_host(host.data(), n, v, first);
     }
 
-    /// Drops the y-line workspaces of the levels of an earlier setup (a new layout).
-    void forget_lines() {
-        std::get<0>(parts_).clear();
-        std::get<1>(parts_).clear();
-    }
-
     std::size_t workspace_bytes() const {
         std::size_t bytes = stage_.size() * sizeof(double) + (partial_.size() + result_.size()) * sizeof(double) +
                             std::get<0>(host_couplings_).bytes() + std::get<1>(host_couplings_).bytes();
@@ -381,9 +375,10 @@ private:
             return n * sizeof(T);
         }
     };
-    /// A level's workspace, made at its first sweep. That is never inside a recording (a cycle is
-    /// recorded on its second run, GraphRecording), where the allocation would break the capture:
-    /// a logic error if it were.
+    /// A level's workspace, made at its first sweep and kept for the rank's life: a recorded cycle
+    /// reads it, and a setup that keeps the levels' shapes keeps the cycle's recording. It is
+    /// never first made inside a recording (a cycle is recorded on its second run,
+    /// GraphRecording), where the allocation would break the capture: a logic error if it were.
     template <class T>
     LineParts<T>& parts(int mx, int m, int chunks) {
         auto& levels = std::get<std::map<std::pair<int, int>, LineParts<T>>>(parts_);

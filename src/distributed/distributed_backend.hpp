@@ -482,10 +482,6 @@ private:
 
     template <class T>
     matrix<T> empty_matrix(int mx, int my) {
-        if (layout_generation_ != context_->layout_generation) {  // a new setup's levels: the old ones' workspaces go
-            rank_.forget_lines();
-            layout_generation_ = context_->layout_generation;
-        }
         const int l = level_with(mx, my);
         const StripLevel& s = layout().level(l);
         matrix<T> M;
@@ -546,7 +542,6 @@ private:
 
     std::shared_ptr<DistributedContext> context_;
     Rank rank_;
-    int layout_generation_ = 0;  ///< the layout whose levels the rank's workspaces serve
     std::tuple<WholeLevel<float>, WholeLevel<double>> coarsest_;
 };
 

@@ -21,7 +21,6 @@ struct DistributedContext {
     Communicator comm;
     StripLayout layout;
     int coarsest_level = 0;  ///< the refinement level of the layout's level 0
-    int layout_generation = 0;  ///< counts the layouts set, so that the backend drops an earlier one's workspaces
     DistributedLines lines;
     std::vector<LineSolveInfo> line_solves;  ///< per level and precision, as the matrices were made
     std::string transport;                   ///< what the ranks' messages travel by (the backend's choice)

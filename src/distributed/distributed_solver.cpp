@@ -35,7 +35,6 @@ struct DistributedSolver::State {
         std::vector<std::pair<int, int>> grids;
         for (const auto& level : levels.levels) grids.push_back(grid_of(level));
         context->layout = StripLayout(grids, context->comm.size());
-        ++context->layout_generation;
         context->coarsest_level = levels.levels.front().level;
         context->line_solves.clear();
     }
