@@ -143,7 +143,7 @@ public:
     /// x·y over the owned entries of every rank.
     template <class T>
     double sum_dot(Communicator& comm, const vector<T>& x, const vector<T>& y, std::size_t offset, std::size_t n) {
-        return comm.sum(owned_dot(x, y, offset, n));
+        return comm.sum(local_dot(x, y, offset, n));
     }
     template <class T>
     void sum_dot(Communicator& comm, const vector<T>& x, const vector<T>& y, std::size_t offset, std::size_t n,
@@ -152,15 +152,11 @@ public:
     }
     /// x·y over this rank's entries alone (a level every rank holds whole).
     template <class T>
-    double local_dot(const vector<T>& x, const vector<T>& y, std::size_t offset, std::size_t n) {
-        return owned_dot(x, y, offset, n);
-    }
-    template <class T>
     void owned_dot(const vector<T>& x, const vector<T>& y, std::size_t offset, std::size_t n, double* out) {
-        *out = owned_dot(x, y, offset, n);
+        *out = local_dot(x, y, offset, n);
     }
     template <class T>
-    double owned_dot(const vector<T>& x, const vector<T>& y, std::size_t offset, std::size_t n) {
+    double local_dot(const vector<T>& x, const vector<T>& y, std::size_t offset, std::size_t n) {
         const T* a = x.data() + offset;
         const T* b = y.data() + offset;
         double sum = 0.0;
@@ -245,6 +241,12 @@ public:
         comm.allgather_in_place(v.data(), offsets);
     }
 
+    std::size_t workspace_bytes() const {
+        return std::get<0>(parts_).bytes() + std::get<1>(parts_).bytes() + std::get<0>(couplings_).bytes() +
+               std::get<1>(couplings_).bytes();
+    }
+
+private:
     /// Every y-line's part on the strip's m owned rows reduced to its two coupling equations,
     /// into `ends` (host, y_line_end_words per line); the reduced parts are kept for
     /// y_lines_finish. One chunk per part: the parallelism is across the lines. x_in's halos
@@ -283,12 +285,6 @@ public:
         }
     }
 
-    std::size_t workspace_bytes() const {
-        return std::get<0>(parts_).bytes() + std::get<1>(parts_).bytes() + std::get<0>(couplings_).bytes() +
-               std::get<1>(couplings_).bytes();
-    }
-
-private:
     /// A strip's y-line equations (a, c, v at r * mx + i) and their reduced equations (two per
     /// line), kept at the size of the last sweep.
     template <class T>

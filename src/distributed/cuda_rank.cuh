@@ -77,8 +77,6 @@ public:
         return std::string(cuda_aware_ ? "MPI, device memory (CUDA-aware)" : "MPI, staged through pinned host memory") +
                " (no NCCL: " + no_nccl_ + ")";
     }
-    /// Whether halo rows go from device memory (NCCL, or a CUDA-aware MPI library).
-    bool device_to_device() const { return nccl_ || cuda_aware_; }
 
     /// body() recorded as a CUDA graph (the CUDA backend's recording) where the transport is
     /// NCCL; run directly where MPI makes the host wait inside it.
