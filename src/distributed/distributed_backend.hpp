@@ -21,12 +21,10 @@
 #include <adimg/problems.hpp>
 
 #include "../common/scaled_norm.hpp"
-#include "../problems/q1_element.hpp"
 #include "../solver/backend.hpp"
 #include "../solver/coarse_factor.hpp"
 #include "../solver/galerkin.hpp"
 #include "../solver/stencil.hpp"
-#include "../cpu/cpu_backend.hpp"
 #include "communicator.hpp"
 #include "distributed_context.hpp"
 #include "distributed_lines.hpp"
