@@ -256,19 +256,10 @@ private:
         const int mx = A.mx, m = A.my - 2;
         LineParts<T>& w = parts<T>(mx, m);
         const BandsView<T> Av = view(A);
-        const bool parallel = CpuBackend::parallel_worth(w.a.size());
-#pragma omp parallel for schedule(static) if(parallel)
-        for (int r = 0; r < m; ++r)
-            for (int i = 0; i < mx; ++i) {
-                const std::size_t q = static_cast<std::size_t>(r) * mx + i;
-                const CrEquation<T> e = y_line_equation(Av, b.data(), x_in.data(), i, r);
-                w.a[q] = e.a;
-                w.c[q] = e.c;
-                w.v[q] = e.v;
-            }
-#pragma omp parallel for schedule(static) if(parallel)
+#pragma omp parallel for schedule(static) if(CpuBackend::parallel_worth(w.a.size()))
         for (int i = 0; i < mx; ++i) {
-            y_chunk_reduce(w.a.data(), w.c.data(), w.v.data(), w.ra.data(), w.rc.data(), w.rv.data(), mx, m, 1, i, 0);
+            y_chunk_reduce(Av, b.data(), x_in.data(), w.a.data(), w.c.data(), w.v.data(), w.ra.data(), w.rc.data(),
+                           w.rv.data(), m, 1, i, 0);
             y_line_reduce(w.ra.data(), w.rc.data(), w.rv.data(), mx, 1, i, ends);
         }
     }
@@ -285,8 +276,8 @@ private:
         }
     }
 
-    /// A strip's y-line equations (a, c, v at r * mx + i) and their reduced equations (two per
-    /// line), kept at the size of the last sweep.
+    /// A strip's y-line parts in forward form (a, c, v at r * mx + i) and their reduced equations
+    /// (two per line), kept at the size of the last sweep.
     template <class T>
     struct LineParts {
         std::vector<T> a, c, v, ra, rc, rv;

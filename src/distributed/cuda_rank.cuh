@@ -283,10 +283,9 @@ public:
     }
 
     // --- the y-lines across the ranks (distributed_lines.hpp, strip_formulas.hpp) -------------
-    /// One damped half-step of the y-lines of a strip of m owned rows: the strip's equations (one
-    /// thread per node), each line's part cut into chunks of about rows_per_chunk rows (one thread
-    /// each) and its reduced equations (one thread per line) down to the part's two coupling
-    /// equations; those solved across the ranks by PPT or PDD (on the device with NCCL, else on
+    /// One damped half-step of the y-lines of a strip of m owned rows: each line's part cut into
+    /// chunks of about rows_per_chunk rows (one thread each, making its equations as it goes) and
+    /// its reduced equations (one thread per line) down to the part's two coupling equations; those solved across the ranks by PPT or PDD (on the device with NCCL, else on
     /// the host); then each line's reduced equations and each chunk filled in, relaxed into
     /// x_out's owned rows. x_in's halos must be current.
     template <class T>
@@ -294,11 +293,9 @@ public:
                  T omega, bool pdd) {
         const int mx = A.mx, m = A.my - 2, chunks = chunks_of(m);
         LineParts<T>& w = parts<T>(mx, m, chunks);
-        launch("y_line_equations kernel", strip_kernels::y_line_equations<T>, tiles(mx, m), block2d(), 0, A.view(),
-               b.data(), x_in.data(), m, w.a.data(), w.c.data(), w.v.data());
         launch("y_chunk_reduce kernel", strip_kernels::y_chunk_reduce<T>, line_blocks(mx * chunks),
-               strip_kernels::line_threads, 0, w.a.data(), w.c.data(), w.v.data(), w.ra.data(), w.rc.data(), w.rv.data(),
-               mx, m, chunks);
+               strip_kernels::line_threads, 0, A.view(), b.data(), x_in.data(), w.a.data(), w.c.data(), w.v.data(),
+               w.ra.data(), w.rc.data(), w.rv.data(), m, chunks);
         launch("y_line_reduce kernel", strip_kernels::y_line_reduce<T>, line_blocks(mx), strip_kernels::line_threads, 0,
                w.ra.data(), w.rc.data(), w.rv.data(), mx, chunks, w.ends.data());
         if (nccl_)
@@ -310,7 +307,8 @@ public:
                static_cast<const T*>(w.solved.data()));
         launch("y_chunk_finish kernel", strip_kernels::y_chunk_finish<T>, line_blocks(mx * chunks),
                strip_kernels::line_threads, 0, static_cast<const T*>(w.a.data()), static_cast<const T*>(w.c.data()),
-               w.v.data(), static_cast<const T*>(w.rv.data()), mx, m, chunks, x_in.data(), x_out.data(), omega);
+               static_cast<const T*>(w.v.data()), static_cast<const T*>(w.rv.data()), mx, m, chunks, x_in.data(),
+               x_out.data(), omega);
     }
 
     /// Every rank's values of v into all ranks' v: rank r's are v[offsets[r] .. offsets[r + 1]),

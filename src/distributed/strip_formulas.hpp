@@ -45,25 +45,58 @@ ADIMG_HD CrEquation<T> y_line_equation(const BandsView<T>& A, const T* b, const 
 /// last equation, (a, c, v) each.
 constexpr int y_line_end_words = 6;
 
-// The rank's part of y-line i (m rows in a, c, v at r * mx + i) is solved as the partition
-// method's two levels: it is cut into K chunks (k m / K .. (k + 1) m / K - 1, two rows or more
-// each), each chunk eliminated on its own and its two coupling equations passed to rows 2 k and
-// 2 k + 1 of the reduced arrays (ra, rc, rv, also at q * mx + i); those 2 K equations, a
+// The rank's part of y-line i (m rows, row r the equation of y_line_equation) is solved as the
+// partition method's two levels: it is cut into K chunks (k m / K .. (k + 1) m / K - 1, two rows
+// or more each), each chunk eliminated on its own and its two coupling equations passed to rows
+// 2 k and 2 k + 1 of the reduced arrays (ra, rc, rv, at q * mx + i); those 2 K equations, a
 // tridiagonal system, are eliminated as one chunk, whose first and last equations are the part's
 // coupling equations across the ranks. Once the ranks have solved those, the reduced system is
 // filled in, then each chunk. K = 1 is the plain partition method on the part (CPU ranks, whose
 // parallelism is across lines); GPU ranks take enough chunks for a thread each.
+//
+// A chunk is walked by one thread, so it is eliminated in one forward pass that makes its
+// equations as it goes: rows 1 .. n - 2 keep their forward form (partition_forward) in (a, c, v)
+// at r * mx + i, and the backward form of row 1, which the first coupling equation needs, is
+// carried in registers by substituting each forward row into it. The chunk is then filled in by
+// back substitution through the forward rows. Each node's equation is made once, and its forward
+// row written once and read once: no pass over stored equations.
 
 /// The first row of chunk k of K of a part of m rows.
 ADIMG_HD int y_chunk_start(int m, int chunks, int k) { return static_cast<int>(static_cast<long long>(k) * m / chunks); }
 
-/// Chunk k of line i eliminated, its coupling equations into rows 2 k, 2 k + 1 of (ra, rc, rv).
+/// Chunk k of line i eliminated from its equations (A, b and x_in, whose halos must be current):
+/// its forward rows into (a, c, v), its coupling equations into rows 2 k, 2 k + 1 of (ra, rc, rv).
 template <class T>
-ADIMG_HD void y_chunk_reduce(T* a, T* c, T* v, T* ra, T* rc, T* rv, int mx, int m, int chunks, int i, int k) {
-    auto slot = [mx, i](int r) { return r * mx + i; };
+ADIMG_HD void y_chunk_reduce(const BandsView<T>& A, const T* b, const T* x_in, T* a, T* c, T* v, T* ra, T* rc, T* rv,
+                             int m, int chunks, int i, int k) {
+    const int mx = A.mx;
+    auto slot = [mx, i](int r) { return static_cast<std::size_t>(r) * mx + i; };
     const int s = y_chunk_start(m, chunks, k), n = y_chunk_start(m, chunks, k + 1) - s;
-    partition_eliminate(a, c, v, slot, s, n);
-    partition_pass_ends(a, c, v, slot, s, n, ra, rc, rv, [&](int e) { return slot(2 * k + e); });
+    const CrEquation<T> row0 = y_line_equation(A, b, x_in, i, s);
+    CrEquation<T> row = y_line_equation(A, b, x_in, i, s + 1);  // forward form already
+    // Row 1 as P - Q x_s - R x_j (held as a = Q, c = R, v = P), x_j the last row substituted;
+    // x_1 itself to begin with.
+    CrEquation<T> backward1{T(0), T(-1), T(0)};
+    for (int j = 1; j + 1 < n; ++j) {
+        // The next equation is made before this row's arithmetic, so that its loads overlap it.
+        const CrEquation<T> next = y_line_equation(A, b, x_in, i, s + j + 1);
+        const std::size_t q = slot(s + j);
+        a[q] = row.a;
+        c[q] = row.c;
+        v[q] = row.v;
+        // x_j = vbar - abar x_s - cbar x_{j+1} substituted into row 1's form
+        backward1 = CrEquation<T>{backward1.a - backward1.c * row.a, -backward1.c * row.c,
+                                  backward1.v - backward1.c * row.v};
+        row = partition_forward(row, next);
+    }
+    auto pass = [&](int e, const CrEquation<T>& coupling) {
+        const std::size_t q = slot(2 * k + e);
+        ra[q] = coupling.a;
+        rc[q] = coupling.c;
+        rv[q] = coupling.v;
+    };
+    pass(0, partition_first(row0, backward1));
+    pass(1, row);
 }
 
 /// The 2 K reduced equations of line i eliminated as one chunk, its two coupling equations (the
@@ -86,19 +119,26 @@ ADIMG_HD void y_line_fill(const T* ra, const T* rc, T* rv, int mx, int chunks, i
     partition_substitute(ra, rc, rv, slot, 0, 2 * chunks);
 }
 
-/// Chunk k of line i filled in from its ends (rows 2 k, 2 k + 1 of rv, filled in) and
-/// x_out = x_in + omega (solution - x_in) on its rows (storage row r + 1 of the strip).
+/// Chunk k of line i filled in from its ends (rows 2 k, 2 k + 1 of rv, filled in) by back
+/// substitution through its forward rows, and x_out = x_in + omega (solution - x_in) on its rows
+/// (storage row r + 1 of the strip).
 template <class T>
-ADIMG_HD void y_chunk_finish(const T* a, const T* c, T* v, const T* rv, int mx, int m, int chunks, int i, int k,
+ADIMG_HD void y_chunk_finish(const T* a, const T* c, const T* v, const T* rv, int mx, int m, int chunks, int i, int k,
                              const T* x_in, T* x_out, T omega) {
-    auto slot = [mx, i](int r) { return r * mx + i; };
-    const int s = y_chunk_start(m, chunks, k), n = y_chunk_start(m, chunks, k + 1) - s;
-    v[slot(s)] = rv[slot(2 * k)];
-    v[slot(s + n - 1)] = rv[slot(2 * k + 1)];
-    partition_substitute(a, c, v, slot, s, n);
-    for (int r = s; r < s + n; ++r) {
+    auto slot = [mx, i](int r) { return static_cast<std::size_t>(r) * mx + i; };
+    auto relax_at = [&](int r, T solution) {
         const std::size_t p = static_cast<std::size_t>(r + 1) * mx + i;
-        x_out[p] = relax(x_in[p], v[slot(r)], omega);
+        x_out[p] = relax(x_in[p], solution, omega);
+    };
+    const int s = y_chunk_start(m, chunks, k), n = y_chunk_start(m, chunks, k + 1) - s;
+    const T first = rv[slot(2 * k)];
+    T next = rv[slot(2 * k + 1)];
+    relax_at(s, first);
+    relax_at(s + n - 1, next);
+    for (int j = n - 2; j >= 1; --j) {
+        const std::size_t q = slot(s + j);
+        next = cr_substitute(CrEquation<T>{a[q], c[q], v[q]}, first, next);
+        relax_at(s + j, next);
     }
 }
 

@@ -40,28 +40,14 @@ __global__ void prolong_rows(const T* __restrict__ coarse, int coarse_first, con
         strip_prolong_value(coarse, mx_fine / 2 + 1, coarse_first, tx, ty, i, j);
 }
 
-/// The normalised equation of row r of y-line i into (a, c, v) at r * mx + i, for the strip's m
-/// owned rows.
+/// One thread per chunk (line i = t % mx, chunk k = t / mx): its equations made and eliminated,
+/// its forward rows kept and its coupling equations into the reduced arrays.
 template <class T>
-__global__ void y_line_equations(BandsView<T> A, const T* __restrict__ b, const T* __restrict__ x_in, int m,
-                                 T* __restrict__ a, T* __restrict__ c, T* __restrict__ v) {
-    kernels::follow_previous_kernel();
-    const int i = blockIdx.x * tile_x + threadIdx.x, r = blockIdx.y * tile_y + threadIdx.y;
-    if (i >= A.mx || r >= m) return;
-    const CrEquation<T> e = y_line_equation(A, b, x_in, i, r);
-    const std::size_t q = static_cast<std::size_t>(r) * A.mx + i;
-    a[q] = e.a;
-    c[q] = e.c;
-    v[q] = e.v;
-}
-
-/// One thread per chunk (line i = t % mx, chunk k = t / mx): eliminated, its coupling equations
-/// into the reduced arrays.
-template <class T>
-__global__ void y_chunk_reduce(T* a, T* c, T* v, T* ra, T* rc, T* rv, int mx, int m, int chunks) {
+__global__ void y_chunk_reduce(BandsView<T> A, const T* __restrict__ b, const T* __restrict__ x_in, T* a, T* c, T* v,
+                               T* ra, T* rc, T* rv, int m, int chunks) {
     kernels::follow_previous_kernel();
     const int t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t < mx * chunks) adimg::y_chunk_reduce(a, c, v, ra, rc, rv, mx, m, chunks, t % mx, t / mx);
+    if (t < A.mx * chunks) adimg::y_chunk_reduce(A, b, x_in, a, c, v, ra, rc, rv, m, chunks, t % A.mx, t / A.mx);
 }
 
 /// One thread per y-line: its reduced equations eliminated, its coupling equations into ends.
@@ -83,7 +69,7 @@ __global__ void y_line_fill(const T* ra, const T* rc, T* rv, int mx, int chunks,
 
 /// One thread per chunk: filled in and relaxed into x_out.
 template <class T>
-__global__ void y_chunk_finish(const T* a, const T* c, T* v, const T* rv, int mx, int m, int chunks,
+__global__ void y_chunk_finish(const T* a, const T* c, const T* v, const T* rv, int mx, int m, int chunks,
                                const T* __restrict__ x_in, T* __restrict__ x_out, T omega) {
     kernels::follow_previous_kernel();
     const int t = blockIdx.x * blockDim.x + threadIdx.x;

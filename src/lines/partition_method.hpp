@@ -150,6 +150,21 @@ PartitionLayout make_partition_layout(int n, int chunks, int slots, bool raw = f
     return L;
 }
 
+/// Row j of a chunk in forward form (abar x_s + x_j + cbar x_{j+1} = vbar) from its equation e
+/// and row j - 1 in forward form.
+template <class T>
+ADIMG_HD CrEquation<T> partition_forward(const CrEquation<T>& previous, const CrEquation<T>& e) {
+    return cr_normalise<T, true>(-e.a * previous.a, T(1) - e.a * previous.c, e.c, e.v - e.a * previous.v);
+}
+
+/// The chunk's first coupling equation (x_{s-1}, x_s, x_{s+m-1}) from its row 0 and its row 1 in
+/// backward form (ahat x_s + x_{s+1} + chat x_{s+m-1} = vhat, as a, c, v).
+template <class T>
+ADIMG_HD CrEquation<T> partition_first(const CrEquation<T>& row0, const CrEquation<T>& backward1) {
+    return cr_normalise<T, true>(row0.a, T(1) - row0.c * backward1.a, -row0.c * backward1.c,
+                                 row0.v - row0.c * backward1.v);
+}
+
 /// Rewrites the chunk [s, s + m), m >= 2, of the unit-diagonal equations at (a, c, v)[slot(i)]
 /// in place as described above: on return row s is the chunk's first coupling equation and
 /// row s + m - 1 its second.
@@ -172,7 +187,7 @@ ADIMG_HD void partition_eliminate(T* a, T* c, T* v, Slot slot, int s, int m) {
     CrEquation<T> e = get(s + 2 < s + m ? s + 2 : s + 1);
     for (int j = 2; j < m; ++j) {
         const CrEquation<T> next = get(j + 1 < m ? s + j + 1 : s + j);
-        row = cr_normalise<T, true>(-e.a * row.a, T(1) - e.a * row.c, e.c, e.v - e.a * row.v);
+        row = partition_forward(row, e);
         put(s + j, row);
         e = next;
     }
@@ -185,7 +200,7 @@ ADIMG_HD void partition_eliminate(T* a, T* c, T* v, Slot slot, int s, int m) {
         put(s + j, row);
         e = next;
     }
-    put(s, cr_normalise<T, true>(e.a, T(1) - e.c * row.a, -e.c * row.c, e.v - e.c * row.v));
+    put(s, partition_first(e, row));
 }
 
 /// The interior of the chunk [s, s + m) once v[slot(s)] and v[slot(s + m - 1)] hold the

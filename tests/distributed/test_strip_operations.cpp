@@ -81,7 +81,8 @@ TEST_CASE("levels up to a size are replicated: the cut is made on the coarsest d
 
 TEST_CASE("a y-line part cut into chunks, as GPU ranks solve it, equals Thomas on the line", "[mpi]") {
     // Lines of 37 unit-diagonal rows (|a| + |c| <= 0.8), alone on one rank: the part's coupling
-    // equations form the line's 2 x 2 system; 1, 2, 5 and 18 chunks (two rows or more each).
+    // equations form the line's 2 x 2 system; 1, 2, 3, 5 and 18 chunks (two rows or more each).
+    // The strip's matrix holds only the y-lines' bands (S, C = 1, N; storage row r + 1 is row r).
     const int mx = 3, m = 37;
     std::mt19937 gen(7);
     std::uniform_real_distribution<double> coupling(-0.4, 0.4), value(-1.0, 1.0);
@@ -91,12 +92,21 @@ TEST_CASE("a y-line part cut into chunks, as GPU ranks solve it, equals Thomas o
         c[q] = q >= (m - 1) * mx ? 0.0 : coupling(gen);
         v[q] = value(gen);
     }
-    for (int chunks : {1, 2, 5, 18}) {
-        std::vector<double> pa = a, pc = c, pv = v, ra(2 * chunks * mx), rc(ra.size()), rv(ra.size());
-        std::vector<double> ends(y_line_end_words * mx), solved(2 * mx), x_in((m + 2) * mx, 0.0), x_out(x_in.size());
+    NineBands<double> strip(mx, m + 2);
+    std::vector<double> b(strip.rows(), 0.0);
+    for (int q = 0; q < m * mx; ++q) {
+        strip(S, q + mx) = a[q];
+        strip(C, q + mx) = 1.0;
+        strip(N, q + mx) = c[q];
+        b[q + mx] = v[q];
+    }
+    for (int chunks : {1, 2, 3, 5, 18}) {
+        std::vector<double> pa(m * mx), pc(pa.size()), pv(pa.size()), ra(2 * chunks * mx), rc(ra.size()), rv(ra.size());
+        std::vector<double> ends(y_line_end_words * mx), solved(2 * mx), x_in(strip.rows(), 0.0), x_out(x_in.size());
         for (int i = 0; i < mx; ++i) {
             for (int k = 0; k < chunks; ++k)
-                y_chunk_reduce(pa.data(), pc.data(), pv.data(), ra.data(), rc.data(), rv.data(), mx, m, chunks, i, k);
+                y_chunk_reduce(view(strip), b.data(), x_in.data(), pa.data(), pc.data(), pv.data(), ra.data(),
+                               rc.data(), rv.data(), m, chunks, i, k);
             y_line_reduce(ra.data(), rc.data(), rv.data(), mx, chunks, i, ends.data());
             CrEquation<double> pair[2] = {{ends[6 * i], ends[6 * i + 1], ends[6 * i + 2]},
                                           {ends[6 * i + 3], ends[6 * i + 4], ends[6 * i + 5]}};
