@@ -285,9 +285,10 @@ public:
     // --- the y-lines across the ranks (distributed_lines.hpp, strip_formulas.hpp) -------------
     /// One damped half-step of the y-lines of a strip of m owned rows: each line's part cut into
     /// chunks of about rows_per_chunk rows (one thread each, making its equations as it goes) and
-    /// its reduced equations (one thread per line) down to the part's two coupling equations; those solved across the ranks by PPT or PDD (on the device with NCCL, else on
-    /// the host); then each line's reduced equations and each chunk filled in, relaxed into
-    /// x_out's owned rows. x_in's halos must be current.
+    /// its reduced equations (one thread per line, in shared memory) down to the part's two
+    /// coupling equations; those solved across the ranks by PPT or PDD (on the device with NCCL,
+    /// else on the host); then each line's reduced equations and each chunk filled in, relaxed
+    /// into x_out's owned rows. x_in's halos must be current.
     template <class T>
     void y_lines(Communicator& comm, const matrix<T>& A, const vector<T>& b, const vector<T>& x_in, vector<T>& x_out,
                  T omega, bool pdd) {
@@ -296,13 +297,14 @@ public:
         launch("y_chunk_reduce kernel", strip_kernels::y_chunk_reduce<T>, line_blocks(mx * chunks),
                strip_kernels::line_threads, 0, A.view(), b.data(), x_in.data(), w.a.data(), w.c.data(), w.v.data(),
                w.ra.data(), w.rc.data(), w.rv.data(), m, chunks);
-        launch("y_line_reduce kernel", strip_kernels::y_line_reduce<T>, line_blocks(mx), strip_kernels::line_threads, 0,
+        const int line_groups = (mx + strip_kernels::lines_per_block<T> - 1) / strip_kernels::lines_per_block<T>;
+        launch("y_line_reduce kernel", strip_kernels::y_line_reduce<T>, line_groups, strip_kernels::line_threads, 0,
                w.ra.data(), w.rc.data(), w.rv.data(), mx, chunks, w.ends.data());
         if (nccl_)
             solve_couplings_on_device(comm, mx, pdd, w);
         else
             solve_couplings_on_host(comm, mx, pdd, w);
-        launch("y_line_fill kernel", strip_kernels::y_line_fill<T>, line_blocks(mx), strip_kernels::line_threads, 0,
+        launch("y_line_fill kernel", strip_kernels::y_line_fill<T>, line_groups, strip_kernels::line_threads, 0,
                static_cast<const T*>(w.ra.data()), static_cast<const T*>(w.rc.data()), w.rv.data(), mx, chunks,
                static_cast<const T*>(w.solved.data()));
         launch("y_chunk_finish kernel", strip_kernels::y_chunk_finish<T>, line_blocks(mx * chunks),
@@ -354,8 +356,8 @@ private:
 
     /// Chunks per y-line part of m rows: about rows_per_chunk rows each (two or more), at most
     /// max_chunks, so that a sweep has a thread per chunk and a short reduced system per line.
-    static int chunks_of(int m) { return std::clamp(m / rows_per_chunk, 1, max_chunks); }
-    static constexpr int rows_per_chunk = 16, max_chunks = 64;
+    static int chunks_of(int m) { return std::clamp(m / rows_per_chunk, 1, strip_kernels::max_chunks); }
+    static constexpr int rows_per_chunk = 16;
 
     /// A level's y-line equations (a, c, v at r * mx + i), their reduced equations (ra, rc, rv,
     /// 2 chunks per line), the coupling equations (this rank's `ends`; every rank's in `all`, or

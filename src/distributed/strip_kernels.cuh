@@ -7,6 +7,8 @@
 #include "../cuda/kernels/launch.cuh"
 #include "strip_formulas.hpp"
 
+#include <cuda_pipeline.h>
+
 #include <cstddef>
 
 namespace adimg::strip_kernels {
@@ -50,21 +52,74 @@ __global__ void y_chunk_reduce(BandsView<T> A, const T* __restrict__ b, const T*
     if (t < A.mx * chunks) adimg::y_chunk_reduce(A, b, x_in, a, c, v, ra, rc, rv, m, chunks, t % A.mx, t / A.mx);
 }
 
-/// One thread per y-line: its reduced equations eliminated, its coupling equations into ends.
+/// The most chunks a rank's part of a y-line is cut into (CudaRank::chunks_of), so that a line's
+/// reduced system (two equations a chunk) fits the shared memory of the kernels below.
+constexpr int max_chunks = 64;
+
+/// Lines a block of y_line_reduce and y_line_fill takes: 128 bytes of each reduced row, so that
+/// the block's three arrays of 2 max_chunks rows fill 48 KiB of shared memory.
+template <class T>
+constexpr int lines_per_block = 128 / static_cast<int>(sizeof(T));
+
+/// The block's lines (first .. first + lines_per_block - 1, those below mx) of the rows 0 ..
+/// rows - 1 of a reduced array, from device memory (q * mx + i) into shared memory
+/// (q * lines_per_block + l) by cp.async, all in flight at once (load_lines_wait() waits for
+/// them), or back: a row's lines are consecutive words, so the copies coalesce.
+template <class T>
+__device__ void load_lines(const T* device, T* shared, int mx, int rows, int first) {
+    constexpr int lines = lines_per_block<T>;
+    for (int t = threadIdx.x; t < rows * lines; t += blockDim.x)
+        if (first + t % lines < mx)
+            __pipeline_memcpy_async(shared + t, device + static_cast<std::size_t>(t / lines) * mx + first + t % lines,
+                                    sizeof(T));
+}
+__device__ inline void load_lines_wait() {
+    __pipeline_commit();
+    __pipeline_wait_prior(0);
+    __syncthreads();
+}
+template <class T>
+__device__ void store_lines(const T* shared, T* device, int mx, int rows, int first) {
+    constexpr int lines = lines_per_block<T>;
+    for (int t = threadIdx.x; t < rows * lines; t += blockDim.x)
+        if (first + t % lines < mx) device[static_cast<std::size_t>(t / lines) * mx + first + t % lines] = shared[t];
+}
+
+/// A block per lines_per_block y-lines: their reduced equations staged in shared memory, each
+/// line eliminated there by one thread (a sequential walk whose every step would otherwise wait
+/// on device memory), its coupling equations into ends and the eliminated equations back.
 template <class T>
 __global__ void y_line_reduce(T* ra, T* rc, T* rv, int mx, int chunks, T* ends) {
     kernels::follow_previous_kernel();
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < mx) adimg::y_line_reduce(ra, rc, rv, mx, chunks, i, ends);
+    constexpr int lines = lines_per_block<T>, words = 2 * max_chunks * lines;
+    __shared__ T shared[3 * words];
+    const int rows = 2 * chunks, first = blockIdx.x * lines, l = threadIdx.x;
+    T* const arrays[3] = {ra, rc, rv};
+    for (int k = 0; k < 3; ++k) load_lines<T>(arrays[k], shared + k * words, mx, rows, first);
+    load_lines_wait();
+    if (l < lines && first + l < mx)
+        adimg::y_line_reduce(shared, shared + words, shared + 2 * words, lines, chunks, l,
+                             ends + static_cast<std::size_t>(y_line_end_words) * first);
+    __syncthreads();
+    for (int k = 0; k < 3; ++k) store_lines(shared + k * words, arrays[k], mx, rows, first);
 }
 
-/// One thread per y-line: its reduced equations filled in from its solved ends (solved[2 i],
-/// solved[2 i + 1]).
+/// A block per lines_per_block y-lines: their reduced equations filled in from the solved ends
+/// (solved[2 i], solved[2 i + 1]) in shared memory, as y_line_reduce eliminated them.
 template <class T>
 __global__ void y_line_fill(const T* ra, const T* rc, T* rv, int mx, int chunks, const T* __restrict__ solved) {
     kernels::follow_previous_kernel();
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < mx) adimg::y_line_fill(ra, rc, rv, mx, chunks, i, solved[2 * i], solved[2 * i + 1]);
+    constexpr int lines = lines_per_block<T>, words = 2 * max_chunks * lines;
+    __shared__ T shared[3 * words];
+    const int rows = 2 * chunks, first = blockIdx.x * lines, l = threadIdx.x;
+    const T* const arrays[3] = {ra, rc, rv};
+    for (int k = 0; k < 3; ++k) load_lines(arrays[k], shared + k * words, mx, rows, first);
+    load_lines_wait();
+    if (l < lines && first + l < mx)
+        adimg::y_line_fill(shared, shared + words, shared + 2 * words, lines, chunks, l, solved[2 * (first + l)],
+                           solved[2 * (first + l) + 1]);
+    __syncthreads();
+    store_lines(shared + 2 * words, rv, mx, rows, first);
 }
 
 /// One thread per chunk: filled in and relaxed into x_out.
