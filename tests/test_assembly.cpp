@@ -3,6 +3,7 @@
 #include <adimg/problems.hpp>
 #include <adimg/io.hpp>
 #include <problems/q1_element.hpp>
+#include <solver/difference_form.hpp>
 #include <solver/stencil.hpp>
 
 #include <catch2/catch.hpp>
@@ -130,4 +131,42 @@ TEST_CASE("load vector is the exact consistent load ∫ f φ_i", "[assembly]") {
     // ∫∫ (2y(1-y) + 2x(1-x)) φ(x)φ(y), φ the hat on [0,1] peaking at 1/2: ∫ 2x(1-x) φ = 5/24, ∫ φ = 1/2.
     CHECK(b[4] == Approx(2 * (5.0 / 24.0) * 0.5).epsilon(1e-14));
     for (int p : {0, 1, 2, 3, 5, 6, 7, 8}) CHECK(b[p] == 0.0);
+}
+
+TEST_CASE("The outer iteration's product in difference form rounds far below the plain one on a smooth x", "[assembly]") {
+    // (A x)_p against a long double sum of the same stored entries, x the exact solution at the
+    // nodes: the plain products round by eps |A| |x|, the differences of a smooth x by about h
+    // times that (src/solver/difference_form.hpp), which is what lets a converged solve stay
+    // near the discrete solution on fine grids.
+    for (const char* name : {"U1", "A2"}) {
+        const TensorMesh mesh = builtin_case(name).mesh(9);
+        const NineBands<double> A = assemble_stiffness(mesh);
+        const PolynomialProblem problem{};  // the unit square's
+        std::vector<double> x(A.rows());
+        std::vector<double> from_low(A.mx, 0.0), from_high(A.mx, 0.0), y_low(A.my, 0.0), y_high(A.my, 0.0);
+        for (int i = 1; i < A.mx; ++i) from_low[i] = from_low[i - 1] + mesh.x.widths[i - 1];
+        for (int i = A.mx - 2; i >= 0; --i) from_high[i] = from_high[i + 1] + mesh.x.widths[i];
+        for (int j = 1; j < A.my; ++j) y_low[j] = y_low[j - 1] + mesh.y.widths[j - 1];
+        for (int j = A.my - 2; j >= 0; --j) y_high[j] = y_high[j + 1] + mesh.y.widths[j];
+        for (int j = 0; j < A.my; ++j)
+            for (int i = 0; i < A.mx; ++i)
+                x[static_cast<std::size_t>(j) * A.mx + i] = problem.u0(from_low[i], from_high[i], y_low[j], y_high[j]);
+        const BandsView<double> Av = view(A);
+        double plain = 0.0, difference = 0.0, scale = 0.0;
+        for (int j = 0; j < A.my; ++j)
+            for (int i = 0; i < A.mx; ++i) {
+                const long long p = static_cast<long long>(j) * A.mx + i;
+                const long double exact = nine_point_product<long double>(
+                    A.mx, A.my, i, j, [&](int k) { return A(k, p); }, [&](int dx, int dy) { return x[p + dy * A.mx + dx]; });
+                plain = std::max(plain, static_cast<double>(std::abs(row_product<double>(Av, x.data(), i, j) - exact)));
+                difference =
+                    std::max(difference, static_cast<double>(std::abs(outer_product<double>(Av, x.data(), i, j) - exact)));
+                scale = std::max(scale, static_cast<double>(std::abs(exact)));
+            }
+        INFO(name << ": largest error of the plain product " << plain << ", of the difference form " << difference
+                  << ", largest |(A x)_p| " << scale);
+        CHECK(difference * 30 < plain);
+        CHECK(difference < 1e-13 * scale);  // the plain product's error is above this
+        CHECK(plain > 1e-13 * scale);
+    }
 }

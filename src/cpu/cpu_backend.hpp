@@ -9,6 +9,7 @@
 
 #include "../solver/backend.hpp"
 #include "../solver/coarse_factor.hpp"
+#include "../solver/difference_form.hpp"
 #include "../solver/galerkin.hpp"
 #include "../solver/stencil.hpp"
 #include "line_sweeps.hpp"
@@ -133,7 +134,7 @@ public:
     template <class T>
     void defect(const matrix<T>& A, const vector<T>& b, const vector<T>& x, vector<T>& d) {
         const BandsView<T> Av = view(A);
-        each_node(A, [&](int i, int j, long long p, auto interior) { d[p] = b[p] - product<T>(Av, x.data(), i, j, p, interior); });
+        each_node(A, [&](int i, int j, long long p, auto interior) { d[p] = b[p] - outer<T>(Av, x.data(), i, j, p, interior); });
     }
 
     /// x_out = x_in + omega D^-1 (b - A x_in)
@@ -149,7 +150,7 @@ public:
     template <class T>
     void multiply(const matrix<T>& A, const vector<T>& x, vector<T>& y) {
         const BandsView<T> Av = view(A);
-        each_node(A, [&](int i, int j, long long p, auto interior) { y[p] = product<T>(Av, x.data(), i, j, p, interior); });
+        each_node(A, [&](int i, int j, long long p, auto interior) { y[p] = outer<T>(Av, x.data(), i, j, p, interior); });
     }
 
     /// `steps` Jacobi steps on x in place, one pass over memory each, alternating with work.
@@ -263,7 +264,7 @@ public:
         const Corrected<X, C> corrected{x.data(), c.data(), alpha};
         each_node(A, [&](int i, int j, long long p, auto interior) {
             x_next[p] = corrected[p];
-            d[p] = b[p] - product<X>(Av, corrected, i, j, p, interior);
+            d[p] = b[p] - outer<X>(Av, corrected, i, j, p, interior);
         });
         return norm2(d);
     }
@@ -382,6 +383,15 @@ private:
             return row_product_interior<Acc>(A, x, p);
         else
             return row_product<Acc>(A, x, i, j);
+    }
+    /// (A x)_p of the outer iteration's defects and products: outer_product (difference form) in
+    /// double, else as product.
+    template <class T, class V, bool interior>
+    static T outer(const BandsView<T>& A, const V& x, int i, int j, long long p, std::bool_constant<interior> where) {
+        if constexpr (std::is_same_v<T, double>)
+            return outer_product<T>(A, x, i, j);
+        else
+            return product<T>(A, x, i, j, p, where);
     }
 
     vector<float> float_lines_;

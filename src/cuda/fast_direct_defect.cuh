@@ -27,7 +27,7 @@ static __global__ void q1_difference_defects(const double* __restrict__ hx, cons
     double band[9];
     q1_stiffness_row(hx, hy, mx, my, i, j, band);
     const double row_sum = compensated_row_sum(band, mx, my, i, j);
-    d[static_cast<std::size_t>(j) * mx + i] = difference_defect(mx, my, [&](int k) { return band[k]; }, row_sum, b, x, i, j);
+    d[static_cast<std::size_t>(j) * mx + i] = difference_defect(band, row_sum, mx, my, b, x, i, j);
 }
 
 /// d = b - A x for the Q1 matrix of a mesh with Dirichlet edges (assemble_stiffness()).

@@ -26,7 +26,7 @@ StripDefect::StripDefect(StripBackend& be, const TensorMesh& mesh, const fast_di
             else
                 q1_stiffness_row(mesh.x.widths.data(), mesh.y.widths.data(), mx_, my, i, j, band);
             for (int k = 0; k < 9; ++k) bands_(k, q) = band[k];
-            row_sums_[q] = fast_direct::compensated_row_sum(band, mx_, my, i, j);
+            row_sums_[q] = compensated_row_sum(band, mx_, my, i, j);
         }
 }
 
@@ -41,9 +41,10 @@ void StripDefect::operator()(const Vector& b, const Vector& x, Vector& d) {
     for (int r = 0; r < rows_; ++r)
         for (int i = 0; i < mx_; ++i) {
             const std::size_t q = static_cast<std::size_t>(r) * mx_ + i;
-            d.storage[q + mx_] = fast_direct::difference_defect(
-                mx_, strip_rows, [&](int k) { return bands_(k, q); }, row_sums_[q], b.storage.data(), x.storage.data(),
-                i, r + 1);
+            double band[9];
+            for (int k = 0; k < 9; ++k) band[k] = bands_(k, q);
+            d.storage[q + mx_] = fast_direct::difference_defect(band, row_sums_[q], mx_, strip_rows, b.storage.data(),
+                                                                x.storage.data(), i, r + 1);
         }
 }
 

@@ -1,10 +1,12 @@
 #pragma once
 // The nine-band stencil kernels: defect, Jacobi (one step, or several streamed in one pass),
 // four-colour Gauss–Seidel and the grid transfers, each the launch shape around a formula of
-// src/solver/stencil.hpp, the formulas the CPU backend loops over.
+// src/solver/stencil.hpp (and difference_form.hpp for the outer iteration's defects and products),
+// the formulas the CPU backend loops over.
 
 #include "launch.cuh"
 
+#include "../../solver/difference_form.hpp"
 #include "../../solver/stencil.hpp"
 
 #include <cstddef>
@@ -20,7 +22,7 @@ __global__ void defect(BandsView<T> A, const T* __restrict__ b, const T* __restr
     const int i = blockIdx.x * tile_x + threadIdx.x, j = blockIdx.y * tile_y + threadIdx.y;
     if (i >= A.mx || j >= A.my) return;
     const std::size_t p = static_cast<std::size_t>(j) * A.mx + i;
-    d[p] = b[p] - row_product<T>(A, x, i, j);
+    d[p] = b[p] - outer_product<T>(A, x, i, j);
 }
 
 template <class T>
@@ -28,7 +30,7 @@ __global__ void multiply(BandsView<T> A, const T* __restrict__ x, T* __restrict_
     follow_previous_kernel();
     const int i = blockIdx.x * tile_x + threadIdx.x, j = blockIdx.y * tile_y + threadIdx.y;
     if (i >= A.mx || j >= A.my) return;
-    y[static_cast<std::size_t>(j) * A.mx + i] = row_product<T>(A, x, i, j);
+    y[static_cast<std::size_t>(j) * A.mx + i] = outer_product<T>(A, x, i, j);
 }
 
 /// x_next = x + alpha c and d = b - A x_next in one pass, and one double partial sum of d² per
@@ -45,7 +47,7 @@ __global__ void update_defect(BandsView<X> A, const X* __restrict__ b, const X* 
         const Corrected<X, C> corrected{x, c, alpha};
         const std::size_t p = static_cast<std::size_t>(j) * A.mx + i;
         x_next[p] = corrected[p];
-        const X dp = b[p] - row_product<X>(A, corrected, i, j);
+        const X dp = b[p] - outer_product<X>(A, corrected, i, j);
         d[p] = dp;
         square = double(dp) * double(dp);
     }
