@@ -10,6 +10,7 @@
 #include "kernels/launch.cuh"
 #include "kernels/line_sweeps.cuh"
 
+#include "../fast_direct/mode_line_rows.hpp"
 #include "../fast_direct/plan.hpp"
 
 #include <adimg/error.hpp>
@@ -21,24 +22,16 @@
 
 namespace adimg::fast_direct {
 
+/// The modes' lines in place: mode k's n values at k n, its rows by ModeLineRows.
 struct ModeLines {
-    const double* alpha;
-    const double* beta;
-    const double* m_diag;
-    const double* m_off;
-    const double* k_diag;
-    const double* k_off;
+    ModeLineRows rows;
     double* w;
-    int n;
 
-    __device__ double lower(int k, int i) const { return alpha[k] * m_off[i - 1] + beta[k] * k_off[i - 1]; }
+    __device__ double lower(int k, int i) const { return rows.lower(k, i); }
     __device__ CrEquation<double> load(int k, int i) const {
-        const double a = alpha[k], b = beta[k];
-        const double lower = i > 0 ? a * m_off[i - 1] + b * k_off[i - 1] : 0.0;
-        const double upper = i + 1 < n ? a * m_off[i] + b * k_off[i] : 0.0;
-        return cr_normalise(lower, a * m_diag[i] + b * k_diag[i], upper, w[static_cast<std::size_t>(k) * n + i]);
+        return rows.equation(k, i, w[static_cast<std::size_t>(k) * rows.n + i]);
     }
-    __device__ void store(int k, int i, double x) const { w[static_cast<std::size_t>(k) * n + i] = x; }
+    __device__ void store(int k, int i, double x) const { w[static_cast<std::size_t>(k) * rows.n + i] = x; }
 };
 
 /// The lowest modes' lines by Thomas with the factors of setup (thomas_factors(), mode k's at
@@ -60,7 +53,7 @@ struct ThomasLines {
 /// back by all. The forward step's coupling does not depend on the recurrence, so its loads are
 /// issued ahead of it.
 __device__ inline void thomas_line_staged(const ModeLines& lines, const ThomasLines& thomas, int k, double* shared) {
-    const int n = lines.n;
+    const int n = lines.rows.n;
     const std::size_t base = static_cast<std::size_t>(k) * n;
     double* w = shared;
     double* p = shared + n;
@@ -119,13 +112,13 @@ __global__ void __launch_bounds__(kernels::warps_per_line_block * warp_lanes) mo
 #pragma unroll
     for (int m = 0; m < K; ++m) {
         const int i = lane + warp_lanes * m;
-        eq[m] = i < lines.n ? lines.load(k, i) : CrEquation<double>{0.0, 0.0, 0.0};
+        eq[m] = i < lines.rows.n ? lines.load(k, i) : CrEquation<double>{0.0, 0.0, 0.0};
     }
     warp_line_solve(eq, kernels::ShuffleWarp{lane});
 #pragma unroll
     for (int m = 0; m < K; ++m) {
         const int i = lane + warp_lanes * m;
-        if (i < lines.n) lines.store(k, i, eq[m].v);
+        if (i < lines.rows.n) lines.store(k, i, eq[m].v);
     }
 }
 
@@ -159,7 +152,7 @@ public:
     }
 
     void operator()(Launcher& launch, const LineSweeps& sweeps, double* w) {
-        const ModeLines lines{alpha_.data(), beta_.data(), m_diag_.data(), m_off_.data(), k_diag_.data(), k_off_.data(), w, nl_};
+        const ModeLines lines{{alpha_.data(), beta_.data(), m_diag_.data(), m_off_.data(), k_diag_.data(), k_off_.data(), nl_}, w};
         if (warps_) {
             const int blocks = (nt_ + kernels::warps_per_line_block - 1) / kernels::warps_per_line_block;
             auto run = [&](auto slots) {
