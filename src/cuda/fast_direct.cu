@@ -15,8 +15,8 @@
 //
 // and the edge nodes copied from the input.
 
+#include "cublas_handle.cuh"
 #include "cuda_backend.cuh"
-#include "cuda_libraries.cuh"
 #include "fast_direct_defect.cuh"
 #include "fast_direct_lines.cuh"
 #include "fast_direct_memory.cuh"
@@ -33,12 +33,6 @@
 
 namespace adimg::fast_direct {
 namespace {
-
-void cublas_check(cublasStatus_t status, const char* call) {
-    if (status != CUBLAS_STATUS_SUCCESS)
-        throw device_error(std::string(call) + " failed: " + cuda_libraries::cublas().status_string(status));
-}
-#define ADIMG_CUBLAS_CHECK(call) cublas_check((call), #call)
 
 /// out = in on the edge nodes of an mx x my grid: rows 0 and my - 1, then columns 0 and mx - 1.
 __global__ void copy_edges(const double* __restrict__ in, double* __restrict__ out, int mx, int my) {
@@ -74,13 +68,8 @@ public:
             sine_.emplace(nt_, nl_, be_.stream());
         } else {
             vectors_ = host_to_device(plan.modes.vectors, be_.stream());
-            blas_library_ = &cuda_libraries::cublas();
-            ADIMG_CUBLAS_CHECK(blas_library_->create(&blas_));
-            ADIMG_CUBLAS_CHECK(blas_library_->set_stream(blas_, be_.stream()));
+            blas_.emplace(be_.stream());
         }
-    }
-    ~CudaTransform() {
-        if (blas_) blas_library_->destroy(blas_);
     }
     CudaTransform(const CudaTransform&) = delete;
     CudaTransform& operator=(const CudaTransform&) = delete;
@@ -102,16 +91,15 @@ public:
         } else {
             // The interior of the grid is B, x fastest with leading dimension mx: nt x nl along x
             // (lines = B^T V), nl x nt along y (lines = B V).
-            const double one = 1.0, zero = 0.0;
-            ADIMG_CUBLAS_CHECK(blas_library_->dgemm(blas_, along_x_ ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, nl_, nt_, nt_, &one,
-                                           interior_in, mx_, vectors_.data(), nt_, &zero, lines_.data(), nl_));
+            blas_->gemm(along_x_ ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, nl_, nt_, nt_, interior_in, mx_, vectors_.data(),
+                        nt_, lines_.data(), nl_);
             solve_lines_(launch, be_.lines(), lines_.data());
             if (along_x_)  // B = V lines^T
-                ADIMG_CUBLAS_CHECK(blas_library_->dgemm(blas_, CUBLAS_OP_N, CUBLAS_OP_T, nt_, nl_, nt_, &one, vectors_.data(), nt_,
-                                               lines_.data(), nl_, &zero, interior_out, mx_));
+                blas_->gemm(CUBLAS_OP_N, CUBLAS_OP_T, nt_, nl_, nt_, vectors_.data(), nt_, lines_.data(), nl_, interior_out,
+                            mx_);
             else  // B = lines V^T
-                ADIMG_CUBLAS_CHECK(blas_library_->dgemm(blas_, CUBLAS_OP_N, CUBLAS_OP_T, nl_, nt_, nt_, &one, lines_.data(), nl_,
-                                               vectors_.data(), nt_, &zero, interior_out, mx_));
+                blas_->gemm(CUBLAS_OP_N, CUBLAS_OP_T, nl_, nt_, nt_, lines_.data(), nl_, vectors_.data(), nt_, interior_out,
+                            mx_);
         }
         const int edges = 2 * mx_ + 2 * (my_ - 2);
         launch("copy_edges kernel", copy_edges, (edges + 255) / 256, 256, 0, in.data(), out.data(), mx_, my_);
@@ -125,8 +113,7 @@ private:
     ModeLineSolver solve_lines_;
     std::optional<SineTransform> sine_;  ///< sine only
     DeviceVector<double> vectors_;       ///< eigen: V, nt x nt
-    const cuda_libraries::Cublas* blas_library_ = nullptr;  ///< eigen only
-    cublasHandle_t blas_ = nullptr;                          ///< eigen only
+    std::optional<CublasHandle> blas_;   ///< eigen only
 };
 
 /// The refinement's defect on the device, each row formed from the mesh's widths.
