@@ -242,20 +242,13 @@ public:
     void add_options(po::options_description& desc) override {
         desc.add_options()("lines", named_choice(lines_, "lines", line_methods),
                            "the ADI y-lines across the ranks: ppt (exact), or pdd where the line matrices are "
-                           "diagonally dominant enough for it to be exact in the level's precision (ppt elsewhere)")(
-            "min-refinements", po::value<int>(&min_refinements_)->default_value(0),
-            "with --solver fast-direct: refinement steps taken even where the transform solve meets the criterion "
-            "(FastDirectOptions::min_refinements; 1 gives the discrete solution to its doubles)");
+                           "diagonally dominant enough for it to be exact in the level's precision (ppt elsewhere)");
     }
     void refuse(Method method, const po::variables_map& vm) const override {
         if (method == Method::direct)
             throw input_error("--solver direct factors the whole matrix in one process; solve with adimg solve "
                               "--solver direct, or use --solver multigrid or fast-direct over the ranks");
-        if (method != Method::fast_direct) {
-            if (given(vm, "min-refinements"))
-                throw input_error("--min-refinements refines the fast direct solve; drop it, or use --solver fast-direct");
-            return;
-        }
+        if (method != Method::fast_direct) return;
         for (const char* flag : {"json", "quiet", "write-failed"})
             if (given(vm, flag))
                 throw input_error(std::string("--") + flag + " is not taken by adimg-mpi's fast direct solve, which "
@@ -271,12 +264,12 @@ public:
         const CaseSpec spec = resolve_case(problem);
         check_case_size(spec, problem.level, false);
         auto start = [](const FastDirectOptions& fast) { return started_solver<DistributedFastDirectSolver>(fast); };
-        return solve_fast_direct(spec, problem.level, options, min_refinements_, start, vm, out_path, world_rank());
+        return solve_fast_direct(spec, problem.level, options, vm["min-refinements"].as<int>(), start, vm, out_path,
+                                 world_rank());
     }
 
 private:
     DistributedLines lines_ = DistributedLines::ppt;
-    int min_refinements_ = 0;
 };
 
 }  // namespace
