@@ -25,9 +25,13 @@ StripLayout::StripLayout(const std::vector<std::pair<int, int>>& grids, int rank
                           " ranks, or a finer level");
     for (int l = 0; l < levels; ++l) {
         const auto [mx, my] = grids[l];
-        if (my - 1 != coarse_elements << l)
-            throw std::logic_error("StripLayout: level " + std::to_string(l) + " has " + std::to_string(my) +
-                                   " rows, not twice the elements of the level below");
+        if (my - 1 != coarse_elements << l || (l > 0 && mx - 1 != 2 * (grids[l - 1].first - 1)))
+            throw input_error("the distributed solver needs grids that halve exactly on every level (c 2^k + 1 nodes "
+                              "in each direction, no eliminated boundary), but its level " + std::to_string(l) +
+                              " has " + std::to_string(mx) + " x " + std::to_string(my) + " nodes and the level below " +
+                              std::to_string(grids[l - 1].first) + " x " + std::to_string(grids[l - 1].second) +
+                              ": solve this grid with the single-process solver (adimg solve, adimg::Solver), which "
+                              "coarsens any size, or give the distributed solver c 2^k + 1 nodes per direction");
         levels_.push_back(StripLevel{mx, my, std::vector<int>(ranks + 1), l < distributed});
     }
     for (int l = distributed; l < levels; ++l)
