@@ -101,7 +101,8 @@ TEST_CASE("CLI --matrix: bad input is exit code 2 and names the problem", "[cli]
         const char* says;
     };
     const Case cases[] = {
-        {"solve --matrix " + A + " --grid 8x9 --rhs " + b, "Mx = 8 nodes cannot be coarsened"},
+        {"solve --matrix " + A + " --grid 2x9 --rhs " + b, "Mx = 2 nodes; a grid needs at least 3"},
+        {"solve --matrix " + A + " --grid 8x9 --rhs " + b, "but a 8x9 grid has 72 nodes"},
         {"solve --matrix " + A + " --grid 17x17 --rhs " + b, "but a 17x17 grid has 289 nodes"},
         {"solve --matrix " + A + " --grid 9by9 --rhs " + b, "--grid '9by9' is not allowed"},
         {"solve --matrix " + A + " --rhs " + b, "--matrix needs --grid"},

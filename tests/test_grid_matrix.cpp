@@ -51,30 +51,35 @@ std::vector<double> smooth_rhs(int mx, int my, int seed) {
 
 }  // namespace
 
-TEST_CASE("Grid: sizes c*2^k+1, level numbering, split positions", "[api][grid]") {
+TEST_CASE("Grid: sizes, level numbering, split positions", "[api][grid]") {
     const Grid square(257, 257);
     CHECK(square.finest_level() == 8);
     CHECK(square.coarsest_level() == 1);
     CHECK(square.mx_on_level(1) == 3);
     CHECK(!square.has_positions());
 
-    // 193 = 3*2^6 + 1, 97 = 3*2^5 + 1: five halvings of both, down to 7 x 4 nodes on level 0.
+    // 193 = 3*2^6 + 1, 97 = 3*2^5 + 1: halvings down to 7 x 4, then 4 x 3 and 3 x 3 on level 1;
+    // the finest is level 8 (193 nodes, about 2^8 + 1).
     const Grid odd(193, 97);
-    CHECK(odd.finest_level() == 5);
-    CHECK(odd.coarsest_level() == 0);
-    CHECK(odd.mx_on_level(0) == 7);
-    CHECK(odd.my_on_level(0) == 4);
-    const auto [sx, sy] = odd.split_positions_from(0);
-    REQUIRE(sx.size() == 5);
-    CHECK(sx.front().size() == 6);
+    CHECK(odd.finest_level() == 8);
+    CHECK(odd.coarsest_level() == 1);
+    CHECK(odd.mx_on_level(3) == 7);
+    CHECK(odd.my_on_level(3) == 4);
+    CHECK(odd.mx_on_level(1) == 3);
+    const auto [sx, sy] = odd.split_positions_from(1);
+    REQUIRE(sx.size() == 7);
+    CHECK(sx.front().size() == 2);  // 4 -> 3 nodes: elements [0, 2] and [2, 3]
+    CHECK(sx.front().back() == 1.0);
     CHECK(sy.back().size() == 48);
     CHECK(sx.back() == std::vector<double>(96, 0.5));
 
-    // 257 x 5: two halvings of both (5 = 2^2 + 1), coarsest 65 x 2 is too thin: level 1 is 129 x 3.
+    // 257 x 5: both halve to 129 x 3, then x alone (semi-coarsening) to 3 x 3.
     const Grid thin(257, 5);
-    CHECK(thin.finest_level() == 2);
+    CHECK(thin.finest_level() == 8);
     CHECK(thin.coarsest_level() == 1);
-    CHECK(thin.mx_on_level(1) == 129);
+    CHECK(thin.mx_on_level(7) == 129);
+    CHECK(thin.my_on_level(7) == 3);
+    CHECK(thin.my_on_level(1) == 3);
 
     // With widths: t from the fine widths, exact for nested meshes.
     const TensorMesh mesh = builtin_case("A2").mesh(4);
@@ -89,10 +94,10 @@ TEST_CASE("Grid: sizes c*2^k+1, level numbering, split positions", "[api][grid]"
     const Grid from_x = Grid::from_coordinates({0.0, 0.25, 1.0}, {0.0, 0.5, 1.0});
     CHECK(from_x.widths_x() == std::vector<double>{0.25, 0.75});
 
-    std::string msg = error_of([] { Grid(256, 257); });
+    std::string msg = error_of([] { Grid(1, 257); });
     INFO(msg);
-    CHECK(msg.find("Mx = 256") != std::string::npos);
-    CHECK(msg.find("c*2^k + 1") != std::string::npos);
+    CHECK(msg.find("Mx = 1") != std::string::npos);
+    CHECK(msg.find("at least 3 nodes") != std::string::npos);
     msg = error_of([] { Grid(9, 2); });
     CHECK(msg.find("My = 2") != std::string::npos);
     msg = error_of([] { Grid::from_widths({0.5, -0.5}, {0.5, 0.5}); });
@@ -141,8 +146,8 @@ TEST_CASE("Solver with positions: Galerkin on nested meshes reproduces rediscret
 }
 
 TEST_CASE("Solver: one setup, ten solves, then a values-only setup without reallocation", "[api][reuse]") {
-    // A non-square grid that is not a power of two (97 x 49 nodes: 96 = 3*2^5, 48 = 3*2^4), from an
-    // Eigen matrix, without positions (bilinear prolongation).
+    // A non-square grid that is not a power of two (97 x 49 nodes: 96 = 3*2^5, 48 = 3*2^4; levels 7
+    // down to 1), from an Eigen matrix, without positions (bilinear prolongation).
     Mesh1D x{std::vector<double>(96)}, y{std::vector<double>(48)};
     for (int e = 0; e < 96; ++e) x.widths[e] = 1.0 + 0.5 * std::sin(0.1 * e);
     for (int e = 0; e < 48; ++e) y.widths[e] = 0.5 + 0.25 * std::cos(0.2 * e);
@@ -150,10 +155,10 @@ TEST_CASE("Solver: one setup, ten solves, then a values-only setup without reall
     const NineBands<double> bands = assemble_stiffness(mesh);
     const Grid grid(97, 49);
     SolverOptions options = tested_options();
-    options.coarse_level = 1;  // 13 x 7 nodes, so that there is a V-cycle above the direct solve
+    options.coarse_level = 1;  // 3 x 3 nodes, so that there is a V-cycle above the direct solve
     Solver solver(options);
     solver.setup(GridMatrix::from_eigen(grid, to_eigen(bands)));
-    CHECK(solver.levels().back().level == 4);
+    CHECK(solver.levels().back().level == 7);
     CHECK(solver.levels().front().level == 1);
 
     for (int s = 0; s < 10; ++s) {

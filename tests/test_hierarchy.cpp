@@ -126,9 +126,10 @@ TEST_CASE("design §3: multigrid on a Galerkin hierarchy converges like on the r
     CHECK(diff < 1e-7);
 }
 
-TEST_CASE("galerkin_coarse rejects grids that cannot be coarsened", "[hierarchy][errors]") {
-    NineBands<double> even(4, 5);
-    CHECK_THROWS_AS(galerkin_coarse(even, std::vector<double>(2, 0.5), std::vector<double>(2, 0.5)), input_error);
+TEST_CASE("galerkin_coarse rejects grids that cannot be coarsened and split positions that do not fit",
+          "[hierarchy][errors]") {
+    NineBands<double> smallest(3, 3);
+    CHECK_THROWS_AS(galerkin_coarse(smallest, std::vector<double>(), std::vector<double>()), input_error);
     NineBands<double> odd(5, 5);
     CHECK_THROWS_AS(galerkin_coarse(odd, std::vector<double>(1, 0.5), std::vector<double>(2, 0.5)), input_error);
 }

@@ -138,8 +138,9 @@ TEST_CASE("adimg solve judges --coarse-iterations by the coarsest grid that resu
           "[option-conflicts][cli]") {
     if (!have_cli()) return;
     const adimg_test::TempDir dir("option_conflicts_coarsest");
-    // A 131 x 131 grid (130 = 65 * 2 elements) coarsens once, to 66 x 66: above the direct solve's
-    // 65 x 65, so its coarsest grid is solved by PCG, which --coarse-iterations sets.
+    // A 131 x 131 grid coarsens (131 -> 66 -> 34 ...) until its coarsest grid fits the direct
+    // solve's 65 x 65 (a grid of any size does, docs/design.md §3), so --coarse-iterations, which
+    // sets PCG there, would do nothing.
     const TensorMesh mesh{Mesh1D{std::vector<double>(130, 1.0 / 130)}, Mesh1D{std::vector<double>(130, 1.0 / 130)}};
     write_matrix_market(dir.file("A.mtx"), to_eigen(assemble_stiffness(mesh)));
     write_matrix_market(dir.file("b.mtx"), assemble_load(mesh, {}));
@@ -149,7 +150,7 @@ TEST_CASE("adimg solve judges --coarse-iterations by the coarsest grid that resu
         int status;  ///< 0 taken, 2 refused
     };
     const Row rows[] = {
-        {matrix + " --coarse-iterations 200", 0},
+        {matrix + " --coarse-iterations 200", 2},
         // A case of level 6 ends on level 6 (65 x 65), which the direct solve takes.
         {"--case U1 --level 6 --coarse-level 7 --coarse-iterations 200", 2},
         // Galerkin levels of a grid stop where the direct solve fits: level 6, not 7.

@@ -50,26 +50,30 @@ namespace adimg {
 
 /// A tensor-product grid of mx x my nodes, optionally with the positions of its nodes.
 ///
-/// Multigrid halves the grid in both directions at once, so both sizes must be
-/// `c * 2^k + 1` with k >= 1 (257 = 2^8 + 1, 193 = 3 * 2^6 + 1, 7 = 3 * 2 + 1). Coarsening stops
-/// at the grid on SolverOptions::coarse_level, or earlier where a direction would drop below
-/// three nodes (one interior node).
+/// Any size of at least 3 nodes per direction coarsens (docs/design.md §3): a direction of m
+/// nodes to the nodes at its even indices and its last node, m / 2 + 1 (2^k + 1 -> 2^(k-1) + 1,
+/// 1000 -> 501), each direction on its own until it has three nodes (semi-coarsening where one
+/// runs out first). A matrix whose Dirichlet boundary was eliminated (condensed: 2^k - 1 interior
+/// nodes) coarsens as the interior of the grid with that boundary put back, 2^(k-1) - 1; GridMatrix
+/// reads which edges are such from the matrix. Coarsening stops at the grid on
+/// SolverOptions::coarse_level.
 ///
-/// Levels are numbered like the built-in cases: the finest grid is level L, where L is the
-/// smaller of the exponents k of mx - 1 and my - 1, and level l has
-/// `(mx - 1) / 2^(L - l) + 1` by `(my - 1) / 2^(L - l) + 1` nodes. For a (2^L + 1)^2 grid,
-/// level 1 is the 3 x 3 grid, as for the built-in cases.
+/// Levels are numbered from the coarsest grid, where neither direction halves any more, as
+/// level 1, to the finest, level L, so that level l has about 2^l + 1 nodes in its longer
+/// direction: for a (2^L + 1)^2 grid, level 1 is the 3 x 3 grid, as for the built-in cases.
 ///
 /// Without positions the prolongation is bilinear in the grid's index space (every coarse
 /// element is split at t = 1/2), which is the right choice for curvilinear (deformed) meshes and
 /// for matrices that do not come from a rectilinear mesh. With positions (a rectilinear mesh:
 /// node (i, j) at (x_i, y_j)) the prolongation is the exact Q1 embedding, split position
 /// t = h_{2I} / (h_{2I} + h_{2I+1}) from the fine element widths, and for the Q1 Laplacian the
-/// Galerkin coarse matrices then equal the rediscretized ones (docs/design.md §3).
+/// Galerkin coarse matrices then equal the rediscretized ones (docs/design.md §3). A coarse
+/// element one fine element wide (the last one of an even size) has t = 1. An eliminated
+/// boundary's element is taken as wide as its neighbour.
 class Grid {
 public:
     /// An mx x my grid without node positions (bilinear prolongation, t = 1/2).
-    /// Throws input_error if a size cannot be coarsened (see the class comment).
+    /// Throws input_error if a size is below 3.
     Grid(int mx, int my);
 
     /// A rectilinear grid from its element widths, left to right and bottom to top:
@@ -94,7 +98,7 @@ public:
 
     /// L: the level of this (the finest) grid.
     int finest_level() const { return finest_level_; }
-    /// The lowest level whose grid still has at least three nodes in each direction.
+    /// The lowest level: 1, the grid where neither direction halves any more.
     int coarsest_level() const { return coarsest_level_; }
     /// Nodes in x and y on level l (coarsest_level() <= l <= finest_level()).
     int mx_on_level(int level) const;
@@ -107,10 +111,15 @@ public:
         int coarse) const;
 
 private:
+    friend class GridMatrix;  // sets the eliminated edges it reads from the matrix
     void set_levels();
+    /// The edges whose Dirichlet boundary was eliminated (NaturalEdges::eliminated_west ...).
+    void set_eliminated(NaturalEdges edges);
 
     int mx_ = 0, my_ = 0;
     std::vector<double> hx_, hy_;
+    NaturalEdges eliminated_;
+    std::vector<int> sizes_x_, sizes_y_;  ///< nodes per level, finest first
     int finest_level_ = 0, coarsest_level_ = 0;
 };
 

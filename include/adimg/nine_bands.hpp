@@ -27,8 +27,16 @@ constexpr int band_dy(int k) { return k / 3 - 1; }
 /// Dirichlet: its rows are identity rows that no other row couples into, and the coarse-grid
 /// correction is zero on it. A node on two edges (a corner) is Dirichlet if either edge is.
 /// All false (the default) is the all-Dirichlet matrix of the built-in problems.
+///
+/// An edge may also border an eliminated boundary: the matrix is the interior of a grid whose
+/// Dirichlet nodes beyond that edge were removed from the system (scikit-fem's condense()). Such
+/// an edge is natural (its nodes are unknowns), and the grid coarsens as the interior of the
+/// grid with that node line put back does, with zero at the eliminated nodes (coarsening.hpp).
 struct NaturalEdges {
     bool west = false, east = false, south = false, north = false;
+    /// Which natural edges border an eliminated Dirichlet boundary (GridMatrix reads them from the
+    /// matrix; docs/design.md §3).
+    bool eliminated_west = false, eliminated_east = false, eliminated_south = false, eliminated_north = false;
 
     constexpr bool any() const { return west || east || south || north; }
     constexpr bool all() const { return west && east && south && north; }

@@ -13,8 +13,10 @@
 #include <adimg/nine_bands.hpp>
 
 #include <filesystem>
+#include <optional>
 #include <istream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace adimg {
@@ -51,12 +53,24 @@ struct Mesh1D {
 
 /// The mesh after `level` refinements of the rule's elements (copies * 2^level elements).
 Mesh1D refine(const Mesh1DRule& rule, int level);
+/// The rule's mesh with any number of elements (at least `copies`): refine() on the lowest level
+/// with that many elements or more, its widths gathered into `elements` equal parts of its
+/// element index (each part the sum of the widths it covers, in the proportion covered), so that
+/// the grading is the rule's. With copies * 2^L elements it is refine(rule, L).
+Mesh1D refine_to(const Mesh1DRule& rule, int elements);
 
 /// The relative position t at which each coarse element is split in the next finer mesh:
 /// fine node 2I+1 lies at x_I + t_I (x_{I+1} - x_I). Computed from the fine widths, so it is
 /// exact for any nested pair of meshes (t = 1/2 uniformly, nu/2 or 1 - nu/2 in the layers).
 /// Throws input_error if `fine` does not have twice the elements of `coarse`.
 std::vector<double> split_positions(const Mesh1D& coarse, const Mesh1D& fine);
+
+/// The mesh of every other node of `fine` and its last one (docs/design.md §3): fine elements
+/// 2I and 2I+1 merged into coarse element I, the last fine element alone if their number is odd.
+Mesh1D coarsened(const Mesh1D& fine);
+/// The split positions of coarsened(fine) into `fine`: t_I = h_{2I} / (h_{2I} + h_{2I+1}), and 1
+/// for a coarse element that is one fine element (no fine node splits it).
+std::vector<double> split_positions(const Mesh1D& fine);
 
 /// A tensor-product mesh: x varies fastest in the node numbering p = j * mx + i.
 struct TensorMesh {
@@ -81,13 +95,33 @@ struct CaseSpec {
     Mesh1DRule x;  ///< the rule in x; x.length is the domain width
     Mesh1DRule y;  ///< the rule in y; y.length is the domain height
 
+    /// Elements of the finest mesh in x and y (with_elements(); `elements = NXxNY` in a case
+    /// file), 0 for the meshes of the refinement levels.
+    int elements_x = 0, elements_y = 0;
+
     /// The case's mesh on refinement level `level` ((2^level + 1)^2 nodes, or (2^level + 1) x
-    /// (copies 2^level + 1) for a stacked case). Throws input_error if a stacked case has more than
-    /// 2^31 - 1 nodes (32-bit node indices, as a Grid) or elements that double cannot resolve.
+    /// (copies 2^level + 1) for a stacked case). With element counts, level finest_level() is the
+    /// mesh of those counts (refine_to) and each level below it that mesh coarsened once more
+    /// (coarsened(), in each direction that still has more than 3 nodes), numbered as a Grid of
+    /// its size numbers them. Throws input_error if a stacked case has more than 2^31 - 1 nodes
+    /// (32-bit node indices, as a Grid), elements that double cannot resolve, or a level outside
+    /// 1..finest_level() with element counts.
     TensorMesh mesh(int level) const;
     /// The nodes of mesh(level), without building it (a double: any level's count fits).
     double nodes(int level) const;
+    /// True if the finest mesh is given by its element counts.
+    bool has_elements() const { return elements_x > 0; }
+    /// With element counts, the level of their mesh (a Grid's finest_level()); 0 without.
+    int finest_level() const;
 };
+
+/// "1000x600" (or "1000X600") as (1000, 600): two whole numbers in 1..2^30; nothing otherwise.
+std::optional<std::pair<int, int>> parse_sizes(const std::string& text);
+
+/// The case on a mesh of nx x ny elements (at least the case's copies in each direction; at most
+/// 2^31 - 1 nodes): its widths by refine_to(), every other mesh of the hierarchy coarsened from
+/// it. Throws input_error for counts out of range.
+CaseSpec with_elements(CaseSpec spec, int nx, int ny);
 
 /// The most copies stacked() takes.
 inline constexpr int max_stack = 1024;

@@ -30,8 +30,8 @@ class Solver:
     A       a real scipy.sparse matrix of mx*my rows (any format), or the nine bands as a numpy array
             of shape (9, mx*my) or (9, my, mx): band k = 3 (dy + 1) + (dx + 1) (SW S SE W C E NW N
             NE) of row p = j*mx + i couples node (i, j) with (i + dx, j + dy).
-    nodes   (mx, my): nodes in x and in y, or m for m x m. Both must be c*2^k + 1 (k >= 1), e.g. 129
-            or 193.
+    nodes   (mx, my): nodes in x and in y, or m for m x m: any sizes of at least 3 (each coarsens
+            to m/2 + 1; a condensed interior, its Dirichlet boundary eliminated, as the full grid's).
     widths  (hx, hy): the element widths of a rectilinear mesh, or
     coordinates (x, y): its node coordinates; either gives the grid (nodes is then optional) and
             the exact Q1 prolongation. Without them the prolongation is bilinear in index space,

@@ -21,11 +21,17 @@
 namespace adimg::cli {
 
 void add_problem_options(po::options_description& desc, ProblemOptions& problem, int default_level) {
-    problem.level = default_level;
+    problem.default_level = default_level;
     desc.add_options()
         ("case", po::value(&problem.case_name), "built-in case: U1 U2 U3 A1 A2 A3 A4 A5")
         ("case-file", po::value(&problem.case_file), "your own case file (see cases/*.cfg for the keys)")
-        ("level", po::value(&problem.level)->default_value(default_level), "refinement level L: (2^L+1)^2 nodes")
+        ("level", po::value(&problem.level),
+         ("refinement level L: (2^L+1)^2 nodes (default " + std::to_string(default_level) +
+          "); with --elements, a level of their mesh's hierarchy (default its finest)")
+             .c_str())
+        ("elements", po::value(&problem.elements),
+         "the finest mesh by its elements NXxNY, any counts (e.g. 1000x600), graded as the case's levels; its levels "
+         "are numbered as a matrix's grid of that size (docs/usage.md)")
         ("stack", po::value(&problem.stack)->default_value(1),
          "the case P times in y, for weak scaling: a domain P times as tall, (2^L+1) x (P 2^L+1) nodes, each copy "
          "meshed (graded) as the case");
@@ -37,19 +43,36 @@ CaseSpec resolve_case(const ProblemOptions& problem) {
     if (problem.stack < 1 || problem.stack > max_stack)
         throw input_error("--stack " + std::to_string(problem.stack) + " is outside 1.." + std::to_string(max_stack) +
                           "; give the number of copies of the case in y");
-    if (!problem.case_file.empty()) return stacked(read_case_file(problem.case_file), problem.stack);
-    if (problem.case_name.empty()) throw input_error("no problem given: use --case U1 (or U2 U3 A1..A5) or --case-file FILE");
-    return stacked(builtin_case(problem.case_name), problem.stack);
+    if (problem.case_file.empty() && problem.case_name.empty())
+        throw input_error("no problem given: use --case U1 (or U2 U3 A1..A5) or --case-file FILE");
+    CaseSpec spec = stacked(problem.case_file.empty() ? builtin_case(problem.case_name) : read_case_file(problem.case_file),
+                            problem.stack);
+    if (!problem.elements.empty()) {
+        const auto counts = parse_sizes(problem.elements);
+        if (!counts)
+            throw input_error("--elements '" + problem.elements +
+                              "' is not allowed; give the elements in x and y as NXxNY, e.g. 1000x600");
+        spec = with_elements(spec, counts->first, counts->second);
+    }
+    return spec;
+}
+
+void resolve_level(ProblemOptions& problem) {
+    if (problem.level != ProblemOptions::level_not_given) return;
+    const bool has_case = !problem.case_name.empty() || !problem.case_file.empty();
+    const CaseSpec spec = has_case ? resolve_case(problem) : CaseSpec{};
+    problem.level = spec.has_elements() ? spec.finest_level() : problem.default_level;
 }
 
 void check_level(const CaseSpec& spec, int level, std::size_t bytes_per_node, const char* what) {
     const MemoryBudget memory = host_memory();
-    adimg::check_level(level, static_cast<double>(bytes_per_node), what, memory, "--level");
+    // A mesh of element counts has its own levels (CaseSpec::mesh() checks the range); their nodes count.
+    if (!spec.has_elements()) adimg::check_level(level, static_cast<double>(bytes_per_node), what, memory, "--level");
     // A stacked case has its copies' nodes, more than the level's square grid that check_level() counts.
-    if (spec.y.copies > 1)
+    if (spec.y.copies > 1 || spec.has_elements())
         check_memory(spec.nodes(level), static_cast<double>(bytes_per_node),
-                     "--level " + std::to_string(level) + " --stack " + std::to_string(spec.y.copies) + ": " + what,
-                     memory, "use a lower --level or a smaller --stack");
+                     "--level " + std::to_string(level) + " of case " + spec.name + ": " + what, memory,
+                     "use a lower --level, fewer --elements or a smaller --stack");
 }
 
 void check_output_paths(const std::vector<std::string>& paths) {

@@ -8,6 +8,7 @@
 
 #include <boost/program_options.hpp>
 
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,12 +21,19 @@ namespace po = boost::program_options;
 struct ProblemOptions {
     std::string case_name;
     std::string case_file;
-    int level = 8;
+    static constexpr int level_not_given = std::numeric_limits<int>::min();
+    int level = level_not_given;  ///< until given or set by resolve_level()
+    int default_level = 8;   ///< the level without --level and without element counts
+    std::string elements;    ///< --elements NXxNY, or empty
     int stack = 1;  ///< copies of the case in y (adimg::stacked(), for weak scaling)
 };
 void add_problem_options(po::options_description& desc, ProblemOptions& problem, int default_level);
-/// The case named by --case or --case-file (exactly one), stacked as --stack says. Throws input_error.
+/// The case named by --case or --case-file (exactly one), stacked as --stack says, on the
+/// elements of --elements if given (else of the case file's `elements`, if any). Throws input_error.
 CaseSpec resolve_case(const ProblemOptions& problem);
+/// Sets the level where --level was not given: the finest level of the case's element counts,
+/// else the command's default. Throws input_error where the case cannot be read.
+void resolve_level(ProblemOptions& problem);
 /// Throws input_error if the level is out of range or the case's grid on it would not fit in memory.
 void check_level(const CaseSpec& spec, int level, std::size_t bytes_per_node, const char* what);
 

@@ -21,6 +21,7 @@ int run_assemble(const std::vector<std::string>& args) {
         return 0;
     check_output_paths({matrix_out, rhs_out});
     check_distinct_files({{"out", matrix_out}, {"rhs-out", rhs_out}}, {{"case-file", problem.case_file}});
+    resolve_level(problem);
     const CaseSpec spec = resolve_case(problem);
     check_level(spec, problem.level, 9 * sizeof(double) * 4, "writing the matrix");
     const TensorMesh mesh = spec.mesh(problem.level);

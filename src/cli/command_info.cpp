@@ -15,6 +15,7 @@ int run_info(const std::vector<std::string>& args) {
     po::options_description desc("info options");
     add_problem_options(desc, problem, 10);
     if (!parse_command_line(args, desc, "usage: adimg info --case A2 --level 10")) return 0;
+    resolve_level(problem);
     const CaseSpec spec = resolve_case(problem);
     check_level(spec, problem.level, 9 * sizeof(double) + 64, "assembling the matrix");
     const TensorMesh mesh = spec.mesh(problem.level);

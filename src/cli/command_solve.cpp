@@ -382,7 +382,7 @@ int run_solve(const std::vector<std::string>& args, SolveFrontEnd& front) {
     add_problem_options(desc, problem_options, 8);
     desc.add_options()
         ("matrix", po::value(&matrix.matrix), "your own matrix (Matrix Market), instead of --case; needs --grid and --rhs")
-        ("grid", po::value(&matrix.grid), "with --matrix: the grid MXxMY, row p = j*MX + i (sizes c*2^k+1)")
+        ("grid", po::value(&matrix.grid), "with --matrix: the grid MXxMY, row p = j*MX + i (any sizes of 3 or more)")
         ("rhs", po::value(&matrix.rhs), "with --matrix: the right-hand side (Matrix Market vector)")
         ("x-widths", po::value(&matrix.x_widths), "with --matrix: element widths in x (Matrix Market vector, MX-1 "
                                                   "values) for the exact Q1 prolongation; default bilinear")
@@ -428,6 +428,7 @@ int run_solve(const std::vector<std::string>& args, SolveFrontEnd& front) {
     });
     // A GPU that is not there fails the command before the problem is assembled or read.
     if (method != Method::direct) front.check_device(options);
+    resolve_level(problem_options);
     if (method == Method::fast_direct)
         if (const std::optional<int> status = front.fast_direct(problem_options, options, vm, out_path)) return *status;
     const bool keep_x = !out_path.empty();  // in every process: the solution is gathered where it is written

@@ -167,17 +167,8 @@ private:
 
 /// "257x129" -> (257, 129). Throws input_error.
 std::pair<int, int> parse_grid(const std::string& text) {
-    const std::string refusal =
-        "--grid '" + text + "' is not allowed; use MXxMY with the nodes per direction, e.g. 257x257";
-    const auto x = text.find_first_of("xX");
-    auto number = [&](const std::string& part) {
-        char* end = nullptr;
-        const long v = std::strtol(part.c_str(), &end, 10);
-        if (part.empty() || *end != '\0' || v < 1 || v > (1L << 30)) throw input_error(refusal);
-        return static_cast<int>(v);
-    };
-    if (x == std::string::npos) throw input_error(refusal);
-    return {number(text.substr(0, x)), number(text.substr(x + 1))};
+    if (const auto sizes = parse_sizes(text)) return *sizes;
+    throw input_error("--grid '" + text + "' is not allowed; use MXxMY with the nodes per direction, e.g. 257x257");
 }
 
 /// The grid of --grid, with the widths of --x-widths and --y-widths if given.

@@ -224,7 +224,7 @@ public:
     template <class T>
     void restrict_to(const vector<T>& fine, int mx_fine, int my_fine, const vector<T>& split_x,
                      const vector<T>& split_y, vector<T>& coarse, NaturalEdges natural = {}) {
-        const int mxc = mx_fine / 2 + 1, myc = my_fine / 2 + 1;
+        const int mxc = x_axis(mx_fine, natural).coarse, myc = y_axis(my_fine, natural).coarse;
 #pragma omp parallel for schedule(static) if(parallel_worth(fine.size()))
         for (int J = 0; J < myc; ++J)
             for (int I = 0; I < mxc; ++I)
@@ -244,14 +244,14 @@ public:
     template <class T>
     void prolong_add(const vector<T>& coarse, const vector<T>& split_x, const vector<T>& split_y, vector<T>& fine,
                      int mx_fine, int my_fine, NaturalEdges natural = {}) {
-        const int mxc = mx_fine / 2 + 1;
+        const Axis ax = x_axis(mx_fine, natural), ay = y_axis(my_fine, natural);
 #pragma omp parallel for schedule(static) if(parallel_worth(fine.size()))
         for (int j = 0; j < my_fine; ++j) {
             int i0, i1;
             prolonged_range(j, mx_fine, my_fine, natural, i0, i1);
             for (int i = i0; i <= i1; ++i)
                 fine[static_cast<std::size_t>(j) * mx_fine + i] +=
-                    prolong_value(coarse.data(), mxc, split_x.data(), split_y.data(), i, j);
+                    prolong_value(coarse.data(), ax, ay, split_x.data(), split_y.data(), i, j);
         }
     }
 

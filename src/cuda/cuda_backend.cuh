@@ -237,7 +237,8 @@ public:
     template <class T>
     void restrict_to(const vector<T>& fine, int mx_fine, int my_fine, const vector<T>& split_x, const vector<T>& split_y,
                      vector<T>& coarse, NaturalEdges natural = {}) {
-        launch_("restrict_to kernel", kernels::restrict_to<T>, tiles(mx_fine / 2 + 1, my_fine / 2 + 1), block2d(), 0,
+        launch_("restrict_to kernel", kernels::restrict_to<T>,
+                tiles(x_axis(mx_fine, natural).coarse, y_axis(my_fine, natural).coarse), block2d(), 0,
                 fine.data(), mx_fine, my_fine, split_x.data(), split_y.data(), natural, coarse.data());
     }
     /// coarse = R (b - A x): on large grids in one fused pass (kernels::restrict_defect), else as
@@ -253,7 +254,8 @@ public:
             restrict_to(d, A.mx, A.my, split_x, split_y, coarse, A.natural);
             return;
         }
-        launch_("restrict_defect kernel", kernels::restrict_defect<T>, tiles(A.mx / 2 + 1, A.my / 2 + 1), block2d(), 0,
+        launch_("restrict_defect kernel", kernels::restrict_defect<T>,
+                tiles(x_axis(A.mx, A.natural).coarse, y_axis(A.my, A.natural).coarse), block2d(), 0,
                 A.view(), b.data(), x.data(), split_x.data(), split_y.data(), A.natural, coarse.data());
     }
     template <class T>

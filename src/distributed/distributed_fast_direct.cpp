@@ -25,16 +25,18 @@ namespace {
 
 /// The grids that DistributedSolver cuts into strips for an mx x my mesh with the default
 /// SolverOptions (DistributedSolver::rows_for), coarsest first, so that the finest strips are
-/// its; the mesh alone where its sizes have no multigrid levels (not c 2^k + 1): an even cut.
+/// its; the mesh alone where its levels do not halve exactly (not c 2^k + 1, which the
+/// distributed multigrid refuses): an even cut.
 std::vector<std::pair<int, int>> strip_grids(int mx, int my) {
     std::vector<std::pair<int, int>> grids;
     try {
         const Grid grid(mx, my);
         for (int l = coarsest_level(grid, SolverOptions{}); l <= grid.finest_level(); ++l)
             grids.emplace_back(grid.mx_on_level(l), grid.my_on_level(l));
-    } catch (const input_error&) {  // no multigrid grid
-        grids.assign(1, {mx, my});
+    } catch (const input_error&) {  // too small for a grid
+        grids.clear();
     }
+    if (grids.empty() || first_uneven_level(grids) >= 0) grids.assign(1, {mx, my});
     return grids;
 }
 

@@ -39,11 +39,17 @@ inline constexpr std::size_t replicated_nodes = 513 * 513;
 /// and prolongation the coarse row above it, one halo row each; a replicated level's cut gives
 /// rank r the rows J with 2J in its fine strip. Every rank owns at least two rows of every
 /// distributed level, which the partition method of the y-lines needs.
+/// The first level of `grids` (coarsest first) that is not the level below halved exactly in
+/// both directions (c 2^k + 1 nodes, no eliminated boundary), or -1 if none: StripLayout cuts only
+/// grids without one.
+int first_uneven_level(const std::vector<std::pair<int, int>>& grids);
+
 class StripLayout {
 public:
     StripLayout() = default;
     /// `grids` (mx, my) of the levels, coarsest first, each twice the previous one's elements in
-    /// y. Throws input_error if the coarsest distributed level has fewer than two rows per rank.
+    /// x and y. Throws input_error if one is not (first_uneven_level), or if the coarsest
+    /// distributed level has fewer than two rows per rank.
     StripLayout(const std::vector<std::pair<int, int>>& grids, int ranks, std::size_t replicate_up_to = replicated_nodes);
 
     int levels() const { return static_cast<int>(levels_.size()); }

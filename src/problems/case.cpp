@@ -1,5 +1,6 @@
 #include "../common/shown.hpp"
 #include "../io/bounded_lines.hpp"
+#include "../solver/coarsening.hpp"
 
 #include <adimg/problems.hpp>
 #include <adimg/error.hpp>
@@ -14,6 +15,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <system_error>
 
@@ -37,9 +39,10 @@ constexpr std::size_t max_case_line = 4096;
 constexpr std::uint64_t max_case_bytes = 1 << 20;
 
 constexpr const char* allowed_keys =
-    "name, description, [domain] width, height, [refinement] nu, x_layer, y_layer";
+    "name, description, [domain] width, height, [refinement] nu, x_layer, y_layer, elements";
 constexpr const char* known_keys[] = {"name",          "description",        "domain.width",      "domain.height",
-                                      "refinement.nu", "refinement.x_layer", "refinement.y_layer"};
+                                      "refinement.nu", "refinement.x_layer", "refinement.y_layer",
+                                      "refinement.elements"};
 
 /// Domain sizes outside this range make the exact solution's L2 norm (which grows like
 /// width^2.5 height^2.5) or the load vector over- or underflow double.
@@ -166,6 +169,17 @@ public:
         fail(e->line, key + " = '" + shown(e->value) + "' is not allowed; use none, low or high");
     }
 
+    /// "NXxNY", two whole numbers of elements; nothing if the key is absent.
+    std::optional<std::pair<int, int>> counts(const std::string& key) const {
+        const Entry* e = find(key, false);
+        if (!e) return std::nullopt;
+        const std::optional<std::pair<int, int>> counts = parse_sizes(e->value);
+        if (!counts)
+            fail(e->line, key + " = '" + shown(e->value) + "' is not allowed; give the elements in x and y as NXxNY, "
+                                                          "e.g. 1000x600");
+        return counts;
+    }
+
     [[noreturn]] void fail(long long line, const std::string& what) const {
         throw input_error(source_ + ":" + std::to_string(line) + ": " + what);
     }
@@ -177,11 +191,68 @@ private:
 
 }  // namespace
 
+std::optional<std::pair<int, int>> parse_sizes(const std::string& text) {
+    const auto x = text.find_first_of("xX");
+    auto number = [](const std::string& part) -> std::optional<int> {
+        char* end = nullptr;
+        errno = 0;
+        const long v = std::strtol(part.c_str(), &end, 10);
+        if (part.empty() || !std::isdigit(static_cast<unsigned char>(part[0])) || *end != '\0' || errno || v < 1 ||
+            v > (1L << 30))
+            return std::nullopt;
+        return static_cast<int>(v);
+    };
+    if (x == std::string::npos) return std::nullopt;
+    const auto a = number(text.substr(0, x)), b = number(text.substr(x + 1));
+    if (!a || !b) return std::nullopt;
+    return std::pair{*a, *b};
+}
+
+int CaseSpec::finest_level() const {
+    if (!has_elements()) return 0;
+    return static_cast<int>(std::max(level_sizes(elements_x + 1, false, false).size(),
+                                     level_sizes(elements_y + 1, false, false).size()));
+}
+
 double CaseSpec::nodes(int level) const {
+    if (has_elements()) {
+        const std::vector<int> sx = level_sizes(elements_x + 1, false, false), sy = level_sizes(elements_y + 1, false, false);
+        const std::size_t below = static_cast<std::size_t>(std::max(finest_level() - level, 0));
+        return static_cast<double>(sx[std::min(below, sx.size() - 1)]) * sy[std::min(below, sy.size() - 1)];
+    }
     return (std::ldexp(x.copies, level) + 1.0) * (std::ldexp(y.copies, level) + 1.0);
 }
 
+namespace {
+
+/// The mesh of `elements` elements by `rule`, coarsened `times` times (while it has more than
+/// 3 nodes).
+Mesh1D coarsened_mesh(const Mesh1DRule& rule, int elements, int times) {
+    Mesh1D mesh = refine_to(rule, elements);
+    for (int t = 0; t < times && mesh.nodes() > 3; ++t) mesh = coarsened(mesh);
+    return mesh;
+}
+
+}  // namespace
+
+CaseSpec with_elements(CaseSpec spec, int nx, int ny) {
+    if (nx < std::max(2, spec.x.copies) || ny < std::max(2, spec.y.copies))
+        throw input_error("case " + spec.name + " on " + std::to_string(nx) + "x" + std::to_string(ny) +
+                          " elements: give at least " + std::to_string(std::max(2, spec.x.copies)) + " in x and " +
+                          std::to_string(std::max(2, spec.y.copies)) + " in y");
+    if ((static_cast<double>(nx) + 1.0) * (static_cast<double>(ny) + 1.0) > INT_MAX)
+        throw input_error("case " + spec.name + " on " + std::to_string(nx) + "x" + std::to_string(ny) +
+                          " elements: more than 2^31 - 1 nodes, the most that 32-bit node indices hold; use fewer");
+    spec.elements_x = nx;
+    spec.elements_y = ny;
+    return spec;
+}
+
 TensorMesh CaseSpec::mesh(int level) const {
+    if (has_elements() && (level < 1 || level > finest_level()))
+        throw input_error("case " + name + ": level " + std::to_string(level) + " is outside 1.." +
+                          std::to_string(finest_level()) + ", the levels of its " + std::to_string(elements_x) + "x" +
+                          std::to_string(elements_y) + " elements (the finest is theirs)");
     if (level < 0 || level > 30)
         throw input_error("case " + name + ": level " + std::to_string(level) + " is outside 0..30");
     // A stacked case has more nodes than its level's square grid; node indices are 32-bit, as a Grid's.
@@ -189,7 +260,9 @@ TensorMesh CaseSpec::mesh(int level) const {
         throw input_error("case " + name + " on level " + std::to_string(level) + ": its " + number(nodes(level)) +
                           " nodes are more than 2^31 - 1, the most that 32-bit node indices hold; use a lower level "
                           "or fewer copies");
-    TensorMesh mesh{refine(x, level), refine(y, level)};
+    TensorMesh mesh = has_elements() ? TensorMesh{coarsened_mesh(x, elements_x, finest_level() - level),
+                                                  coarsened_mesh(y, elements_y, finest_level() - level)}
+                                     : TensorMesh{refine(x, level), refine(y, level)};
     // A strong grading on a high level can push the smallest element below what double resolves
     // (nu/2)^level * length; its matrix entries would then be infinite or zero.
     const double h_min = mesh.smallest_width();
@@ -218,6 +291,7 @@ CaseSpec parse_case(std::istream& in, const std::string& source) {
     const double nu = parser.real("refinement.nu", false, 1.0, 0.0, 1.0, true, "a number in (0, 1]");
     spec.x = {width, nu, parser.layer("refinement.x_layer")};
     spec.y = {height, nu, parser.layer("refinement.y_layer")};
+    if (const auto counts = parser.counts("refinement.elements")) return with_elements(spec, counts->first, counts->second);
     return spec;
 }
 

@@ -44,17 +44,51 @@ Mesh1D refine(const Mesh1DRule& rule, int level) {
     return copies;
 }
 
+Mesh1D refine_to(const Mesh1DRule& rule, int elements) {
+    if (elements < rule.copies)
+        throw input_error("refine_to: " + std::to_string(elements) + " elements; give at least " +
+                          std::to_string(rule.copies) + " (the rule's copies)");
+    int level = 0;
+    while (static_cast<long long>(rule.copies) << level < elements) ++level;
+    const Mesh1D fine = refine(rule, level);
+    const std::size_t n = fine.widths.size();
+    if (n == static_cast<std::size_t>(elements)) return fine;
+    // Element e covers [e, e + 1) * n / elements of the fine mesh's element index: the sum of the
+    // fine widths over that range, each in the proportion covered (no coordinates subtracted).
+    Mesh1D out{std::vector<double>(static_cast<std::size_t>(elements))};
+    const double ratio = static_cast<double>(n) / elements;
+    for (int e = 0; e < elements; ++e) {
+        const double from = e * ratio, to = e + 1 == elements ? static_cast<double>(n) : (e + 1) * ratio;
+        double width = 0.0;
+        for (std::size_t k = static_cast<std::size_t>(from); k < n && static_cast<double>(k) < to; ++k)
+            width += fine.widths[k] * (std::min(to, k + 1.0) - std::max(from, static_cast<double>(k)));
+        out.widths[static_cast<std::size_t>(e)] = width;
+    }
+    return out;
+}
+
 std::vector<double> split_positions(const Mesh1D& coarse, const Mesh1D& fine) {
     if (fine.widths.size() != 2 * coarse.widths.size())
         throw input_error("split_positions: the fine mesh has " + std::to_string(fine.elements()) +
                           " elements, but a refinement of " + std::to_string(coarse.elements()) +
                           " elements must have " + std::to_string(2 * coarse.elements()));
-    std::vector<double> t(coarse.widths.size());
-    for (std::size_t I = 0; I < t.size(); ++I) {
-        const double left = fine.widths[2 * I], right = fine.widths[2 * I + 1];
-        t[I] = left / (left + right);
-    }
+    return split_positions(fine);
+}
+
+std::vector<double> split_positions(const Mesh1D& fine) {
+    const std::vector<double>& h = fine.widths;
+    std::vector<double> t((h.size() + 1) / 2);
+    for (std::size_t I = 0; I < t.size(); ++I)
+        t[I] = 2 * I + 1 < h.size() ? h[2 * I] / (h[2 * I] + h[2 * I + 1]) : 1.0;
     return t;
+}
+
+Mesh1D coarsened(const Mesh1D& fine) {
+    const std::vector<double>& h = fine.widths;
+    Mesh1D coarse{std::vector<double>((h.size() + 1) / 2)};
+    for (std::size_t I = 0; I < coarse.widths.size(); ++I)
+        coarse.widths[I] = 2 * I + 1 < h.size() ? h[2 * I] + h[2 * I + 1] : h[2 * I];
+    return coarse;
 }
 
 double TensorMesh::smallest_width() const { return std::min(x.smallest_width(), y.smallest_width()); }

@@ -10,14 +10,20 @@ namespace adimg {
 
 MeshHierarchy mesh_hierarchy(const CaseSpec& spec, int level, int coarse_level) {
     MeshHierarchy h;
-    TensorMesh coarse = spec.mesh(std::min(coarse_level, level));
-    for (int l = std::min(coarse_level, level); l <= level; ++l) {
+    // Level 1 is the coarsest a V-cycle reaches: there no direction halves any more (3 nodes).
+    const int coarsest = std::min(std::max(coarse_level, 1), level);
+    // A direction that did not halve (a mesh of any size, semi-coarsened) has no split positions.
+    auto splits = [](const Mesh1D& coarse, const Mesh1D& fine) {
+        return coarse.elements() == fine.elements() ? std::vector<double>() : split_positions(fine);
+    };
+    TensorMesh coarse = spec.mesh(coarsest);
+    for (int l = coarsest; l <= level; ++l) {
         MeshLevel m;
         m.level = l;
         if (l < level) {
             TensorMesh fine = spec.mesh(l + 1);
-            m.split_x = split_positions(coarse.x, fine.x);
-            m.split_y = split_positions(coarse.y, fine.y);
+            m.split_x = splits(coarse.x, fine.x);
+            m.split_y = splits(coarse.y, fine.y);
             m.mesh = std::exchange(coarse, std::move(fine));
         } else {
             m.mesh = std::move(coarse);

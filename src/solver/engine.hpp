@@ -106,8 +106,7 @@ public:
             for (int l = 0; l + 1 < source.levels(); ++l) {
                 galerkin_split_x_.push_back(be_.template make_array<double>(source.split_x[l].size()));
                 galerkin_split_y_.push_back(be_.template make_array<double>(source.split_y[l].size()));
-                galerkin_.push_back(be_.template make_matrix<double>(static_cast<int>(source.split_x[l].size()) + 1,
-                                                                     static_cast<int>(source.split_y[l].size()) + 1));
+                galerkin_.push_back(be_.template make_matrix<double>(source.grids[l].first, source.grids[l].second));
             }
             galerkin_.push_back(be_.template make_matrix<double>(*source.finest));
         } else {
@@ -236,7 +235,8 @@ private:
         if (galerkin_.empty() || static_cast<int>(galerkin_.size()) != source.levels()) return false;
         if (galerkin_.back().mx != source.finest->mx || galerkin_.back().my != source.finest->my) return false;
         for (int l = 0; l + 1 < source.levels(); ++l)
-            if (galerkin_split_x_[l].size() != source.split_x[l].size() ||
+            if (galerkin_[l].mx != source.grids[l].first || galerkin_[l].my != source.grids[l].second ||
+                galerkin_split_x_[l].size() != source.split_x[l].size() ||
                 galerkin_split_y_[l].size() != source.split_y[l].size())
                 return false;
         return true;

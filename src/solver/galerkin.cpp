@@ -2,6 +2,7 @@
 #include <adimg/hierarchy.hpp>
 
 #include "galerkin.hpp"
+#include "coarsening.hpp"
 #include "galerkin_row.hpp"
 
 #include <algorithm>
@@ -11,19 +12,23 @@
 
 namespace adimg {
 
-void check_coarsening(int mx, int my, std::size_t split_x, std::size_t split_y) {
-    if (mx % 2 == 0 || my % 2 == 0 || mx < 3 || my < 3)
-        throw input_error("galerkin_coarse: a " + std::to_string(mx) + "x" + std::to_string(my) +
-                          " grid cannot be coarsened; both sizes must be odd and at least 3");
-    if (split_x != static_cast<std::size_t>(mx / 2) || split_y != static_cast<std::size_t>(my / 2))
-        throw input_error("galerkin_coarse: need one split position per coarse element");
+void check_coarsening(const NineBands<double>& fine, std::size_t split_x, std::size_t split_y) {
+    const Axis ax = x_axis(fine.mx, fine.natural), ay = y_axis(fine.my, fine.natural);
+    if (!ax.halves && !ay.halves)
+        throw input_error("galerkin_coarse: a " + std::to_string(fine.mx) + "x" + std::to_string(fine.my) +
+                          " grid cannot be coarsened; a direction coarsens from 4 nodes up (eliminated ends counted)");
+    if (split_x != static_cast<std::size_t>(ax.splits()) || split_y != static_cast<std::size_t>(ay.splits()))
+        throw input_error("galerkin_coarse: need one split position per coarse element of the grid with its "
+                          "eliminated ends, " + std::to_string(ax.splits()) + " in x and " +
+                          std::to_string(ay.splits()) + " in y, but got " + std::to_string(split_x) + " and " +
+                          std::to_string(split_y));
 }
 
 void galerkin_coarse(const NineBands<double>& fine, const std::vector<double>& split_x,
                      const std::vector<double>& split_y, NineBands<double>& coarse) {
     const int mx = fine.mx, my = fine.my;
-    check_coarsening(mx, my, split_x.size(), split_y.size());
-    const int mxc = mx / 2 + 1, myc = my / 2 + 1;
+    check_coarsening(fine, split_x.size(), split_y.size());
+    const int mxc = x_axis(mx, fine.natural).coarse, myc = y_axis(my, fine.natural).coarse;
     if (coarse.mx != mxc || coarse.my != myc) coarse = NineBands<double>(mxc, myc);
     coarse.natural = fine.natural;
     const std::size_t nc = coarse.rows();

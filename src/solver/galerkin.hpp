@@ -20,8 +20,9 @@ NineBands<double> galerkin_coarse(const NineBands<double>& fine, const std::vect
 void galerkin_coarse(const NineBands<double>& fine, const std::vector<double>& split_x,
                      const std::vector<double>& split_y, NineBands<double>& coarse);
 
-/// Throws input_error unless an mx x my grid can be coarsened (odd sizes, at least 3) and the
-/// split positions have one entry per coarse element.
-void check_coarsening(int mx, int my, std::size_t split_x, std::size_t split_y);
+/// Throws input_error unless the grid of `fine` (with its eliminated edges) coarsens in some
+/// direction and the split positions have one entry per element of the coarse grid with its
+/// eliminated ends (Axis::splits, coarsening.hpp).
+void check_coarsening(const NineBands<double>& fine, std::size_t split_x, std::size_t split_y);
 
 }  // namespace adimg

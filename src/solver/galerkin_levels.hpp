@@ -16,6 +16,7 @@ struct GalerkinSource {
     const NineBands<double>* finest = nullptr;
     int coarsest_level = 0;
     std::vector<std::vector<double>> split_x, split_y;  ///< one per level below the finest
+    std::vector<std::pair<int, int>> grids;             ///< nodes in x and y of each level below the finest
 
     int levels() const { return static_cast<int>(split_x.size()) + 1; }
 };

@@ -6,6 +6,7 @@
 #include "compensated_sum.hpp"
 #include "matrix_definiteness.hpp"
 #include "matrix_messages.hpp"
+#include "coarsening.hpp"
 #include "stencil.hpp"
 
 #include <algorithm>
@@ -28,23 +29,10 @@ using matrix_messages::format;
 
 namespace {
 
-/// The exponent k of the largest power of two dividing n (n > 0).
-int twos(int n) {
-    int k = 0;
-    while (n % 2 == 0) {
-        n /= 2;
-        ++k;
-    }
-    return k;
-}
-
 void check_size(int m, const char* name) {
-    if (m < 3 || (m - 1) % 2 != 0) {
+    if (m < 3) {
         std::ostringstream msg;
-        msg << "grid: " << name << " = " << m << " nodes cannot be coarsened; multigrid halves the grid, so both sizes "
-            << "must be c*2^k + 1 with k >= 1 (e.g. 257 = 2^8 + 1, 193 = 3*2^6 + 1, 7 = 3*2 + 1); every further "
-               "factor 2 in "
-            << name << " - 1 adds a level";
+        msg << "grid: " << name << " = " << m << " nodes; a grid needs at least 3 nodes in each direction";
         throw input_error(msg.str());
     }
 }
@@ -60,10 +48,24 @@ void check_widths(const std::vector<double>& h, const char* direction, const cha
         }
 }
 
-std::vector<double> pairwise_sums(const std::vector<double>& fine) {
-    std::vector<double> coarse(fine.size() / 2);
-    for (std::size_t I = 0; I < coarse.size(); ++I) coarse[I] = fine[2 * I] + fine[2 * I + 1];
-    return coarse;
+/// The widths of one direction with its eliminated ends put back: each end element as wide as
+/// its neighbour (the matrix does not say how far the eliminated node lay).
+std::vector<double> full_widths(const std::vector<double>& h, bool eliminated_low, bool eliminated_high) {
+    if (h.empty()) return h;
+    std::vector<double> full;
+    full.reserve(h.size() + 2);
+    if (eliminated_low) full.push_back(h.front());
+    full.insert(full.end(), h.begin(), h.end());
+    if (eliminated_high) full.push_back(h.back());
+    return full;
+}
+
+/// The split positions in index space (no node positions): t = 1/2, and 1 for a last coarse
+/// element that is one fine element wide (a direction of `full` nodes, eliminated ends included).
+std::vector<double> index_split_positions(int full) {
+    std::vector<double> t(static_cast<std::size_t>(full / 2), 0.5);
+    if (full % 2 == 0) t.back() = 1.0;
+    return t;
 }
 
 }  // namespace
@@ -79,10 +81,19 @@ Grid::Grid(int mx, int my) : mx_(mx), my_(my) {
 }
 
 void Grid::set_levels() {
-    finest_level_ = std::min(twos(mx_ - 1), twos(my_ - 1));
-    const int cx = (mx_ - 1) >> finest_level_, cy = (my_ - 1) >> finest_level_;
-    // Level l has c * 2^l elements per direction; the coarsest needs at least two (one interior node).
-    coarsest_level_ = (cx == 1 || cy == 1) ? 1 : 0;
+    sizes_x_ = level_sizes(mx_, eliminated_.eliminated_west, eliminated_.eliminated_east);
+    sizes_y_ = level_sizes(my_, eliminated_.eliminated_south, eliminated_.eliminated_north);
+    const std::size_t levels = std::max(sizes_x_.size(), sizes_y_.size());
+    sizes_x_.resize(levels, sizes_x_.back());
+    sizes_y_.resize(levels, sizes_y_.back());
+    // The coarsest grid, where neither direction halves any more, is level 1.
+    coarsest_level_ = 1;
+    finest_level_ = static_cast<int>(levels);
+}
+
+void Grid::set_eliminated(NaturalEdges edges) {
+    eliminated_ = edges;
+    set_levels();
 }
 
 Grid Grid::from_widths(std::vector<double> hx, std::vector<double> hy) {
@@ -110,8 +121,8 @@ Grid Grid::from_coordinates(const std::vector<double>& x, const std::vector<doub
 
 Grid Grid::from_mesh(const TensorMesh& mesh) { return from_widths(mesh.x.widths, mesh.y.widths); }
 
-int Grid::mx_on_level(int level) const { return ((mx_ - 1) >> (finest_level_ - level)) + 1; }
-int Grid::my_on_level(int level) const { return ((my_ - 1) >> (finest_level_ - level)) + 1; }
+int Grid::mx_on_level(int level) const { return sizes_x_[finest_level_ - level]; }
+int Grid::my_on_level(int level) const { return sizes_y_[finest_level_ - level]; }
 
 std::pair<std::vector<std::vector<double>>, std::vector<std::vector<double>>> Grid::split_positions_from(
     int coarse) const {
@@ -119,24 +130,26 @@ std::pair<std::vector<std::vector<double>>, std::vector<std::vector<double>>> Gr
         throw input_error("grid: level " + std::to_string(coarse) + " is outside the grid's levels " +
                           std::to_string(coarsest_level_) + ".." + std::to_string(finest_level_));
     const int count = finest_level_ - coarse;
-    std::vector<std::vector<double>> sx(count), sy(count);
-    if (!has_positions()) {
-        for (int l = 0; l < count; ++l) {
-            sx[l].assign(mx_on_level(coarse + l) - 1, 0.5);
-            sy[l].assign(my_on_level(coarse + l) - 1, 0.5);
+    // One direction: t of each coarsening, finest first, from the widths with the eliminated
+    // ends put back (or t = 1/2 in index space without positions).
+    auto direction = [&](const std::vector<int>& sizes, const std::vector<double>& h, bool low, bool high) {
+        std::vector<std::vector<double>> t(count);
+        Mesh1D full{full_widths(h, low, high)};
+        for (int s = 0; s < count; ++s) {
+            const Axis a = make_axis(sizes[s], low, high);
+            if (!a.halves) continue;
+            if (h.empty()) {
+                t[count - 1 - s] = index_split_positions(a.full());
+            } else {
+                t[count - 1 - s] = split_positions(full);
+                full = coarsened(full);
+            }
         }
-        return {sx, sy};
-    }
-    // Widths of each level by summing pairs from the finest; t from the finer level's widths.
-    Mesh1D fine_x{hx_}, fine_y{hy_};
-    for (int l = count - 1; l >= 0; --l) {
-        const Mesh1D coarse_x{pairwise_sums(fine_x.widths)}, coarse_y{pairwise_sums(fine_y.widths)};
-        sx[l] = split_positions(coarse_x, fine_x);
-        sy[l] = split_positions(coarse_y, fine_y);
-        fine_x = coarse_x;
-        fine_y = coarse_y;
-    }
-    return {sx, sy};
+        return t;
+    };
+    const NaturalEdges& e = eliminated_;
+    return {direction(sizes_x_, hx_, e.eliminated_west, e.eliminated_east),
+            direction(sizes_y_, hy_, e.eliminated_south, e.eliminated_north)};
 }
 
 // --- GridMatrix --------------------------------------------------------------------------------
@@ -165,6 +178,42 @@ NaturalEdges find_natural_edges(const NineBands<double>& A) {
         out.south = out.south || coupled(i, 0);
         out.north = out.north || coupled(i, my - 1);
     }
+    return out;
+}
+
+/// Which natural edges border an eliminated Dirichlet boundary (a condensed matrix): on every row
+/// along the edge (corners aside) the row sum is positive and at least a quarter of the sum of
+/// the couplings inward (it lost as much outward: a Q1 row's couplings sum to zero, and its
+/// outward ones are as strong as its inward ones on an even mesh), while the row next inward
+/// sums to less than a quarter of it (so a reaction term, which makes every row sum positive,
+/// does not count). A Neumann or Robin edge fails the test and coarsens as it is. Grids of fewer
+/// than 5 nodes in a direction are read as they are.
+NaturalEdges find_eliminated_edges(const NineBands<double>& A, NaturalEdges natural) {
+    const int mx = A.mx, my = A.my;
+    auto row_sum = [&](int i, int j) {
+        double sum = 0.0;
+        for (int k = 0; k < 9; ++k) sum += A(k, static_cast<std::size_t>(j) * mx + i);
+        return sum;
+    };
+    // The edge through (i0, j0), along (di, dj) for `count` nodes, inward (dx, dy).
+    auto eliminated = [&](int i0, int j0, int di, int dj, int count, int dx, int dy) {
+        if (mx < 5 || my < 5) return false;
+        for (int c = 1; c + 1 < count; ++c) {
+            const int i = i0 + c * di, j = j0 + c * dj;
+            const std::size_t p = static_cast<std::size_t>(j) * mx + i;
+            double inward = 0.0;
+            for (int k = 0; k < 9; ++k)
+                if ((dx != 0 && band_dx(k) == dx) || (dy != 0 && band_dy(k) == dy)) inward += A(k, p);
+            const double sum = row_sum(i, j);
+            if (!(sum > 0.25 * std::abs(inward) && std::abs(row_sum(i + dx, j + dy)) < 0.25 * sum)) return false;
+        }
+        return true;
+    };
+    NaturalEdges out = natural;
+    out.eliminated_west = natural.west && eliminated(0, 0, 0, 1, my, 1, 0);
+    out.eliminated_east = natural.east && eliminated(mx - 1, 0, 0, 1, my, -1, 0);
+    out.eliminated_south = natural.south && eliminated(0, 0, 1, 0, mx, 0, 1);
+    out.eliminated_north = natural.north && eliminated(0, my - 1, 1, 0, mx, 0, -1);
     return out;
 }
 
@@ -398,7 +447,8 @@ void GridMatrix::check_and_scale(const MatrixChecks& checks) {
 
     // Row-only Dirichlet rows: their columns are eliminated here and b is lifted at each solve.
     if (one_sided_or_not[1].rows) rhs_.eliminated = eliminate_row_only_dirichlet(bands_);
-    bands_.natural = find_natural_edges(A);
+    bands_.natural = find_eliminated_edges(A, find_natural_edges(A));
+    grid_.set_eliminated(bands_.natural);
     rhs_.constant_null_space = check_positive_definite(A);
 
     // Dirichlet rows on the edge, a x_p = a g_p, become identity rows; solve() scales b with them.

@@ -116,6 +116,8 @@ void Solver::setup(const GridMatrix& A) {
     source.finest = &A.bands();
     source.coarsest_level = coarsest_level(A.grid(), options_);
     std::tie(source.split_x, source.split_y) = A.grid().split_positions_from(source.coarsest_level);
+    for (int l = source.coarsest_level; l < A.grid().finest_level(); ++l)
+        source.grids.emplace_back(A.grid().mx_on_level(l), A.grid().my_on_level(l));
     hierarchy_seconds_ = seconds_since(start);
     const auto backend_start = std::chrono::steady_clock::now();
     engine_->setup(source);

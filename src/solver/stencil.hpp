@@ -7,6 +7,7 @@
 
 #include "../common/host_device.hpp"
 #include "bands_view.hpp"
+#include "coarsening.hpp"
 
 namespace adimg {
 
@@ -129,25 +130,34 @@ ADIMG_HD T jacobi_update(T x, T b, T Ax, T diag, T omega) { return x + omega * (
 template <class T>
 ADIMG_HD T relax(T x, T target, T omega) { return x + omega * (target - x); }
 
-/// Q1 prolongation in 1D: the weight of coarse node I+1 for the fine node 2I+1 is t_I (the
-/// relative split position of coarse element I), the weight of coarse node I is 1 - t_I;
-/// fine node 2I copies coarse node I.
+/// Q1 prolongation in 1D: the value fine node i takes from `coarse` (entries `stride` apart),
+/// by interpolation() (coarsening.hpp); an eliminated coarse node gives zero.
 template <class T>
-ADIMG_HD T prolong_1d(const T* coarse, const T* t, int i_fine, std::size_t stride) {
-    const int I = i_fine / 2;
-    if ((i_fine & 1) == 0) return coarse[I * stride];
-    return (T(1) - t[I]) * coarse[I * stride] + t[I] * coarse[(I + 1) * stride];
+ADIMG_HD T prolong_1d(const T* coarse, const T* t, int i, std::size_t stride, const Axis& a) {
+    const Interpolation<T> w = interpolation(a, t, i);
+    if (w.count == 1) return coarse[w.node[0] * stride];
+    auto at = [&](int K) { return a.eliminated(K) ? T(0) : coarse[K * stride]; };
+    return w.weight[0] * at(w.node[0]) + w.weight[1] * at(w.node[1]);
 }
 
 /// The value prolongation adds at fine node (i, j): the tensor product of two 1D
-/// interpolations. `coarse` has mxc = mx/2 + 1 columns.
+/// interpolations, x along coarse rows, then y between them.
+template <class T>
+ADIMG_HD T prolong_value(const T* coarse, const Axis& ax, const Axis& ay, const T* tx, const T* ty, int i, int j) {
+    const Interpolation<T> w = interpolation(ay, ty, j);
+    auto row = [&](int J) {
+        return ay.eliminated(J) ? T(0) : prolong_1d(coarse + static_cast<std::size_t>(J) * ax.coarse, tx, i, 1, ax);
+    };
+    const T row0 = row(w.node[0]);
+    if (w.count == 1) return row0;
+    return w.weight[0] * row0 + w.weight[1] * row(w.node[1]);
+}
+/// The same on a grid that halves exactly in both directions, without eliminated ends
+/// (c 2^k + 1 nodes), whose coarse grid has mxc columns: the distributed strips address part of
+/// such a grid.
 template <class T>
 ADIMG_HD T prolong_value(const T* coarse, int mxc, const T* tx, const T* ty, int i, int j) {
-    const int J = j / 2;
-    const T row0 = prolong_1d(coarse + static_cast<std::size_t>(J) * mxc, tx, i, 1);
-    if ((j & 1) == 0) return row0;
-    const T row1 = prolong_1d(coarse + static_cast<std::size_t>(J + 1) * mxc, tx, i, 1);
-    return (T(1) - ty[J]) * row0 + ty[J] * row1;
+    return prolong_value(coarse, halving_axis(mxc), halving_axis(), tx, ty, i, j);
 }
 
 /// The nodes i0..i1 (inclusive) of fine row j that receive the prolongated correction: every
@@ -159,36 +169,49 @@ ADIMG_HD void prolonged_range(int j, int mx, int my, NaturalEdges natural, int& 
     i1 = dirichlet_row ? -1 : (natural.east ? mx - 1 : mx - 2);
 }
 
-/// The restriction (transpose of the prolongation) of fine values to coarse node (I, J):
-/// sum over fine nodes 2I-1..2I+1 x 2J-1..2J+1 of the prolongation weights they received from
-/// (I, J). Coarse nodes on a Dirichlet edge get 0: the correction must keep the fine Dirichlet
-/// nodes at zero. A coarse node on a natural edge gathers what the grid has of its fine
-/// neighbours (the weights of those outside are absent).
+/// The restriction (transpose of the prolongation) of fine values to coarse node (I, J): the
+/// sum over the fine nodes first_child..first_child + 2 in each direction (Axis) of the
+/// prolongation weights they received from (I, J). Coarse nodes on a Dirichlet edge get 0: the
+/// correction must keep the fine Dirichlet nodes at zero. A coarse node on a natural edge
+/// gathers what the grid has of its fine neighbours (the weights of those outside are absent).
 /// `fine(i, j)` gives the fine value at node (i, j), wherever it is kept (a grid in memory, or
 /// a tile of just-computed defects in shared memory, as the fused kernel keeps them); it is
 /// called only for nodes on the grid.
 template <class T, class Fine>
-ADIMG_HD T restrict_from(Fine&& fine, int mxc, int myc, const T* tx, const T* ty, int I, int J,
+ADIMG_HD T restrict_from(Fine&& fine, const Axis& ax, const Axis& ay, const T* tx, const T* ty, int I, int J,
                          NaturalEdges natural = {}) {
-    if (natural.dirichlet_node(I, J, mxc, myc)) return T(0);
-    const bool inner = I > 0 && J > 0 && I < mxc - 1 && J < myc - 1;
+    if (natural.dirichlet_node(I, J, ax.coarse, ay.coarse)) return T(0);
+    const bool inner = I > 0 && J > 0 && I < ax.coarse - 1 && J < ay.coarse - 1;
     auto at = [&](int i, int j) {
-        return inner || (i >= 0 && j >= 0 && i <= 2 * (mxc - 1) && j <= 2 * (myc - 1)) ? T(fine(i, j)) : T(0);
+        return inner || (i >= 0 && j >= 0 && i < ax.fine && j < ay.fine) ? T(fine(i, j)) : T(0);
     };
-    const T wx[3] = {I > 0 ? tx[I - 1] : T(0), T(1), I < mxc - 1 ? T(1) - tx[I] : T(0)};
-    const T wy[3] = {J > 0 ? ty[J - 1] : T(0), T(1), J < myc - 1 ? T(1) - ty[J] : T(0)};
+    const int i0 = ax.first_child(I), j0 = ay.first_child(J);
+    T wx[3], wy[3];
+    for (int b = 0; b < 3; ++b) {
+        wx[b] = i0 + b >= 0 && i0 + b < ax.fine ? weight_of(interpolation(ax, tx, i0 + b), I) : T(0);
+        wy[b] = j0 + b >= 0 && j0 + b < ay.fine ? weight_of(interpolation(ay, ty, j0 + b), J) : T(0);
+    }
     T sum = 0;
     for (int b = 0; b < 3; ++b) {
-        const int j = 2 * J - 1 + b, i = 2 * I - 1;
-        sum += wy[b] * (wx[0] * at(i, j) + wx[1] * at(i + 1, j) + wx[2] * at(i + 2, j));
+        const int j = j0 + b;
+        sum += wy[b] * (wx[0] * at(i0, j) + wx[1] * at(i0 + 1, j) + wx[2] * at(i0 + 2, j));
     }
     return sum;
 }
+/// The same on a grid that halves exactly in both directions, without eliminated ends, whose
+/// coarse grid has mxc x myc nodes (the distributed strips).
+template <class T, class Fine>
+ADIMG_HD T restrict_from(Fine&& fine, int mxc, int myc, const T* tx, const T* ty, int I, int J,
+                         NaturalEdges natural = {}) {
+    return restrict_from<T>(fine, halving_axis(mxc), halving_axis(myc), tx, ty, I, J, natural);
+}
+/// The restriction to coarse node (I, J) of `fine`, an mxf x myf grid in memory whose matrix
+/// has the edges `natural`.
 template <class T>
 ADIMG_HD T restrict_value(const T* fine, int mxf, int myf, const T* tx, const T* ty, int I, int J,
                           NaturalEdges natural = {}) {
     auto at = [&](int i, int j) { return fine[static_cast<std::size_t>(j) * mxf + i]; };
-    return restrict_from<T>(at, mxf / 2 + 1, myf / 2 + 1, tx, ty, I, J, natural);
+    return restrict_from<T>(at, x_axis(mxf, natural), y_axis(myf, natural), tx, ty, I, J, natural);
 }
 
 /// True for nodes on the edge of the grid (the Dirichlet rows of the built-in problems; a user's

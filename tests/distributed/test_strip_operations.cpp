@@ -51,6 +51,15 @@ TEST_CASE("more ranks than the coarsest grid allows is an input error that names
     CHECK_THROWS_WITH(StripLayout({{3, 3}, {5, 5}}, ranks, 0), Catch::Contains("use at most 1 ranks"));
 }
 
+TEST_CASE("levels that do not halve exactly (a grid of any size) are an input error that names them", "[mpi]") {
+    // 1000 x 77 nodes coarsen to 501 x 39 (docs/design.md §3): no strips (first_uneven_level).
+    CHECK(first_uneven_level({{33, 17}, {65, 33}}) == -1);
+    CHECK(first_uneven_level({{501, 39}, {1000, 77}}) == 1);
+    CHECK_THROWS_WITH(StripLayout({{501, 39}, {1000, 77}}, 1, 0),
+                      Catch::Contains("level 1 has 1000 x 77 nodes and the level below 501 x 39") &&
+                          Catch::Contains("single-process solver"));
+}
+
 TEST_CASE("levels up to a size are replicated: the cut is made on the coarsest distributed one", "[mpi]") {
     int ranks = 1;
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);

@@ -138,7 +138,9 @@ void check_line_relax(CudaBackend& be, int mx, int my, Direction direction, std:
 /// Grid sizes at warp (32) and tile edges, odd and even, square and not.
 const std::pair<int, int> grids[] = {{31, 32}, {32, 33}, {33, 31}, {3, 65}, {129, 17}, {257, 257}, {1025, 65}, {63, 1025}};
 /// Coarsenable grids (odd sizes) for the transfer operators.
-const std::pair<int, int> coarsenable[] = {{3, 3}, {33, 17}, {65, 129}, {257, 33}, {513, 1025}};
+/// Grids of 2^k + 1 nodes and of any size (issue 43).
+const std::pair<int, int> coarsenable[] = {{3, 3},   {33, 17}, {65, 129},  {257, 33},
+                                           {513, 1025}, {4, 6}, {34, 17}, {300, 77}, {1000, 601}};
 
 }  // namespace
 
@@ -311,15 +313,18 @@ TEMPLATE_TEST_CASE("CUDA ADI sweeps of the lines of L = 15 (float) and L = 14 (d
     }
 }
 
-TEMPLATE_TEST_CASE("CUDA restriction (also fused with the defect) and prolongation equal the CPU backend on graded meshes", "[gpu]", float, double) {
+TEMPLATE_TEST_CASE("CUDA restriction (also fused with the defect) and prolongation equal the CPU backend on graded meshes "
+                   "of any size",
+                   "[gpu]", float, double) {
     using T = TestType;
     std::mt19937 rng(13);
     std::uniform_real_distribution<double> t(0.05, 0.95);
     CpuBackend cpu;
     for (auto [mx, my] : coarsenable) {
         INFO(mx << "x" << my << " fine grid, " << (sizeof(T) == 4 ? "float" : "double"));
-        const int mxc = mx / 2 + 1, myc = my / 2 + 1;
-        std::vector<double> split_x(mxc - 1), split_y(myc - 1);
+        const Axis ax = x_axis(mx, {}), ay = y_axis(my, {});
+        const int mxc = ax.coarse, myc = ay.coarse;
+        std::vector<double> split_x(ax.splits()), split_y(ay.splits());
         for (double& s : split_x) s = t(rng);
         for (double& s : split_y) s = t(rng);
         const CpuVector<double> fine = random_vector(static_cast<std::size_t>(mx) * my, rng);

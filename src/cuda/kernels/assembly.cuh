@@ -48,7 +48,7 @@ template <class T>
 __global__ void galerkin_coarse(const double* __restrict__ fine, int mx, int my, const double* __restrict__ split_x,
                                 const double* __restrict__ split_y, NaturalEdges natural, T* __restrict__ coarse) {
     follow_previous_kernel();
-    const int mxc = mx / 2 + 1, myc = my / 2 + 1;
+    const int mxc = x_axis(mx, natural).coarse, myc = y_axis(my, natural).coarse;
     const int I = blockIdx.x * tile_x + threadIdx.x, J = blockIdx.y * tile_y + threadIdx.y;
     if (I >= mxc || J >= myc) return;
     double row[9];

@@ -163,7 +163,7 @@ template <class T>
 __global__ void restrict_to(const T* __restrict__ fine, int mx_fine, int my_fine, const T* __restrict__ split_x,
                             const T* __restrict__ split_y, NaturalEdges natural, T* __restrict__ coarse) {
     follow_previous_kernel();
-    const int mxc = mx_fine / 2 + 1, myc = my_fine / 2 + 1;
+    const int mxc = x_axis(mx_fine, natural).coarse, myc = y_axis(my_fine, natural).coarse;
     const int I = blockIdx.x * tile_x + threadIdx.x, J = blockIdx.y * tile_y + threadIdx.y;
     if (I >= mxc || J >= myc) return;
     coarse[static_cast<std::size_t>(J) * mxc + I] = restrict_value(fine, mx_fine, my_fine, split_x, split_y, I, J, natural);
@@ -182,8 +182,9 @@ __global__ void restrict_defect(BandsView<T> A, const T* __restrict__ b, const T
                                 T* __restrict__ coarse) {
     follow_previous_kernel();
     __shared__ T patch[patch_y][patch_x];
+    const Axis ax = x_axis(A.mx, natural), ay = y_axis(A.my, natural);
     const int I0 = blockIdx.x * tile_x, J0 = blockIdx.y * tile_y;
-    const int i0 = 2 * I0 - 1, j0 = 2 * J0 - 1;  // fine node of patch[0][0]
+    const int i0 = ax.first_child(I0), j0 = ay.first_child(J0);  // fine node of patch[0][0]
     const int thread = threadIdx.y * tile_x + threadIdx.x;
     for (int k = thread; k < patch_x * patch_y; k += tile_x * tile_y) {
         const int i = i0 + k % patch_x, j = j0 + k / patch_x;
@@ -193,11 +194,10 @@ __global__ void restrict_defect(BandsView<T> A, const T* __restrict__ b, const T
         patch[k / patch_x][k % patch_x] = d;
     }
     __syncthreads();
-    const int mxc = A.mx / 2 + 1, myc = A.my / 2 + 1;
     const int I = I0 + threadIdx.x, J = J0 + threadIdx.y;
-    if (I >= mxc || J >= myc) return;
+    if (I >= ax.coarse || J >= ay.coarse) return;
     auto fine = [&](int i, int j) { return patch[j - j0][i - i0]; };
-    coarse[static_cast<std::size_t>(J) * mxc + I] = restrict_from<T>(fine, mxc, myc, split_x, split_y, I, J, natural);
+    coarse[static_cast<std::size_t>(J) * ax.coarse + I] = restrict_from<T>(fine, ax, ay, split_x, split_y, I, J, natural);
 }
 
 /// fine += P coarse on every fine node that is not on a Dirichlet edge (prolonged_range()).
@@ -210,7 +210,8 @@ __global__ void prolong_add(const T* __restrict__ coarse, const T* __restrict__ 
     int i0, i1;
     prolonged_range(j, mx_fine, my_fine, natural, i0, i1);
     if (i < i0 || i > i1) return;
-    fine[static_cast<std::size_t>(j) * mx_fine + i] += prolong_value(coarse, mx_fine / 2 + 1, split_x, split_y, i, j);
+    fine[static_cast<std::size_t>(j) * mx_fine + i] +=
+        prolong_value(coarse, x_axis(mx_fine, natural), y_axis(my_fine, natural), split_x, split_y, i, j);
 }
 
 }  // namespace adimg::kernels
