@@ -71,7 +71,7 @@ public:
     virtual double upload_seconds() const = 0;
 
     // Data in device memory (Solver::solve_device and the like); only the CUDA engine
-    // (src/cuda/resident_engine.cuh) holds it, the others throw device_error saying so.
+    // (src/cuda/resident_engine.cu) holds it, the others throw device_error saying so.
     /// A user's matrix whose finest bands (band-major, rows of source.finest's grid) are in device
     /// memory; source.finest holds the grid's sizes and natural edges, not the values.
     virtual void setup_resident(const GalerkinSource& source, const double* finest_values);
