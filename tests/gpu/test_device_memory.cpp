@@ -132,13 +132,24 @@ TEST_CASE("Device memory: bad matrices get GridMatrix's messages, found on the d
     const NineBands<double> good = assemble_stiffness(builtin_case("U1").mesh(3));
     const Grid grid(m, m);
     auto at = [&](int i, int j) { return static_cast<std::size_t>(j) * m + i; };
+    // Sums over the matrix (v^T A v) are added in another order on the device: their last digits
+    // may differ, and are left out of the comparison there; entries are read back exactly.
+    auto without_sums = [](std::string message) {
+        const std::size_t at = message.find("v^T A v = ");
+        if (at != std::string::npos) message.erase(at, message.find(' ', at + 10) - at);
+        return message;
+    };
+    bool sums_in_message = false;
     auto same_message = [&](const NineBands<double>& bad) {
         const std::string on_host = input_error_of([&] { (void)GridMatrix(grid, bad); });
         DeviceCopy bands(bad.values);
         const std::string on_device = input_error_of([&] { (void)DeviceGridMatrix(grid, bands.data()); });
         INFO("host: " << on_host << "\ndevice: " << on_device);
         CHECK(!on_host.empty());
-        CHECK(on_device == on_host);
+        if (sums_in_message)
+            CHECK(without_sums(on_device) == without_sums(on_host));
+        else
+            CHECK(on_device == on_host);
     };
     NineBands<double> bad = good;
     SECTION("non-finite entries (two rows)") {
@@ -152,6 +163,7 @@ TEST_CASE("Device memory: bad matrices get GridMatrix's messages, found on the d
     SECTION("an indefinite sign pattern") {
         for (std::size_t p = 0; p < bad.rows(); ++p)
             if (bad(C, p) != 1.0) bad(C, p) *= 0.3;  // A - s M: interior diagonals shrunk
+        sums_in_message = true;
     }
     same_message(bad);
 }
