@@ -122,8 +122,10 @@ public:
     SolveReport solve_device(const double* b, double* x, InitialGuess guess, DeviceStream stream = nullptr,
                              const StepCallback& on_step = {});
     /// `count` right-hand sides at once: b and x hold count * rows() doubles in device memory,
-    /// right-hand side c at b + c * rows(). They share the levels and the solver's buffers (no
-    /// allocation per solve); one report per right-hand side.
+    /// right-hand side c at b + c * rows(); one report per right-hand side. They run side by side
+    /// in up to 8 lanes (streams of their own, each with a copy of the levels made on the device
+    /// at the first batch after a setup; docs/library.md), or one after another where the copies
+    /// do not fit. No solve allocates.
     std::vector<SolveReport> solve_device_batch(const double* b, double* x, int count, InitialGuess guess,
                                                 DeviceStream stream = nullptr, const StepCallback& on_step = {});
     /// Solves the problem of the last setup(CaseSpec, level) from a zero guess, with its load
