@@ -30,6 +30,7 @@
 /// runs: there, start your program with OMP_WAIT_POLICY=passive in its environment. The adimg
 /// tool does that for itself (it restarts itself once with the variable set).
 
+#include <adimg/device.hpp>
 #include <adimg/grid.hpp>
 #include <adimg/hierarchy.hpp>
 #include <adimg/options.hpp>
@@ -92,6 +93,10 @@ public:
     /// its own mesh (as rediscretized_hierarchy() has them) and assembled where the solve runs,
     /// on the device for the CUDA backend, so that the host never holds the matrices.
     void setup(const CaseSpec& problem, int level);
+    /// Your matrix in device memory (device.hpp), as setup(GridMatrix) without a copy through
+    /// the host: the CUDA backend copies the checked bands on the device and forms the Galerkin
+    /// levels there. Throws device_error on the CPU backend.
+    void setup(const DeviceGridMatrix& A);
     // Called again with a problem on the same grids (new values, same structure: a new time
     // step, a new coefficient), either setup copies the new values into the storage of the first
     // without reallocating: allocation_count() stays 1.
@@ -108,6 +113,21 @@ public:
     /// staging copy on the host (double and mixed precision; single precision converts them on
     /// the host). b and x may be the same array: b is read before x is written.
     SolveReport solve(const double* b, double* x, InitialGuess guess, const StepCallback& on_step = {});
+    /// The same on device memory of the solver's GPU (device.hpp; the CUDA backend): b and x
+    /// hold rows() doubles each and never cross PCIe. The solve reads b and x after the work
+    /// enqueued on `stream` so far, and has finished when it returns. b and x may be the same
+    /// array for a zero guess. Throws input_error naming the argument if b or x is not device
+    /// memory of this GPU (host memory, another GPU's) or not aligned for doubles, and
+    /// device_error on the CPU backend.
+    SolveReport solve_device(const double* b, double* x, InitialGuess guess, DeviceStream stream = nullptr,
+                             const StepCallback& on_step = {});
+    /// `count` right-hand sides at once: b and x hold count * rows() doubles in device memory,
+    /// right-hand side c at b + c * rows(); one report per right-hand side. They run side by side
+    /// in up to 8 lanes (streams of their own, each with a copy of the levels made on the device
+    /// at the first batch after a setup; docs/library.md), or one after another where the copies
+    /// do not fit. No solve allocates.
+    std::vector<SolveReport> solve_device_batch(const double* b, double* x, int count, InitialGuess guess,
+                                                DeviceStream stream = nullptr, const StepCallback& on_step = {});
     /// Solves the problem of the last setup(CaseSpec, level) from a zero guess, with its load
     /// vector assembled and its relative L2 error measured where the solve runs (on the device
     /// for CUDA): neither b nor x travels, unless `x` is given, which then receives the solution.
@@ -125,6 +145,8 @@ public:
     void precondition(const double* r, double* z);
     /// The same for Eigen vectors; z is sized to r.
     void precondition(const Eigen::VectorXd& r, Eigen::VectorXd& z);
+    /// The same on device memory (as solve_device()): r and z hold rows() doubles each.
+    void precondition_device(const double* r, double* z, DeviceStream stream = nullptr);
 
     const SolverOptions& options() const { return options_; }
     BackendKind backend() const { return backend_; }  ///< the backend in use (never automatic)
@@ -148,6 +170,10 @@ public:
     int allocation_count() const;
 
 private:
+    /// A user's matrix on `grid` with its map of b: `setup(source)` hands the Galerkin source (its
+    /// finest level from `finest`) to the engine.
+    template <class Setup>
+    void setup_matrix(const Grid& grid, const NineBands<double>& finest, const RightHandSideMap& map, Setup&& setup);
     void setup_locked(const Hierarchy& hierarchy);
     template <class Levels>
     void setup_levels(const Levels& levels);  ///< the engine's setup, timed and counted

@@ -5,7 +5,7 @@ import os
 
 import numpy as np
 
-from . import _adimg
+from . import _adimg, device_arrays
 from ._adimg import InputError
 
 ORDERS = ("auto", "x-fastest", "y-fastest")
@@ -45,6 +45,10 @@ class Solver:
             arrays are always x-fastest.
     symmetry_tolerance  the largest accepted |a_pq - a_qp| / max(|a_pq|, |a_qp|), a number >= 0.
 
+    Data on the GPU: the bands may be a CuPy array, a PyTorch CUDA tensor or a JAX array on the
+    GPU (float64, contiguous), checked there; solve() and precondition() take such arrays and
+    return the same kind on the same device without a copy through the host (backend "cuda").
+
     The matrix must be symmetric, positive definite or pure Neumann (singular with the constant
     null vector: solve() then returns the solution of zero mean). Each edge is a Dirichlet edge
     (its rows hold only their diagonal; interior rows may still couple into them, as scikit-fem's
@@ -66,6 +70,17 @@ class Solver:
         grid_args = _grid_arguments(nodes, widths, coordinates)
         mx, my = grid_args[1]
         _grid(*grid_args, "x-fastest")  # the library's check of the grid, before any copy of the matrix
+        self.nodes = (mx, my)
+        if device_arrays.on_gpu(A):
+            if order == "y-fastest":
+                raise InputError("order='y-fastest': band arrays are in adimg's numbering (x-fastest, p = j*mx + i)")
+            self.order = "x-fastest"
+            bands = A.reshape(9, -1) if len(A.shape) == 3 and tuple(A.shape) == (9, my, mx) else A
+            self._solver = _adimg.Solver(**options)  # the device, before the matrix is checked on it
+            matrix = _adimg.device_matrix_from_bands(_grid(*grid_args, self.order), bands, symmetry_tolerance,
+                                                     device_arrays.stream_of(A))
+            _adimg.setup_device(self._solver, matrix)
+            return
         _refuse_complex(A, "A", "a complex matrix needs a complex solver; if its imaginary part is zero, pass A.real")
         if _is_sparse(A):
             columns = _compressed_columns(A, mx * my)
@@ -84,7 +99,6 @@ class Solver:
                                  f"matrix as scipy.sparse.csr_matrix(A)")
             bands = bands.reshape(9, -1)
             matrix = _adimg.matrix_from_bands(_grid(*grid_args, self.order), bands, symmetry_tolerance)
-        self.nodes = (mx, my)
         self._solver = _adimg.Solver(**options)
         self._solver.setup(matrix)
 
@@ -92,15 +106,34 @@ class Solver:
         """(x, report): the solution of A x = b, from x0 (zero if None), in the matrix's node order.
 
         b and x0 are vectors of shape (n,) or columns of shape (n, 1), as scipy.io.mmread returns them;
-        x has the shape of b. Raises SolveError (with .report and .x) if the solve does not converge."""
-        b, shape = _vector(b, "b")
-        if x0 is not None:
-            x0, _ = _vector(x0, "x0")
-        x, report = self._solver.solve(b, x0)
-        x = x.reshape(shape)
-        if not report.ok:
-            raise SolveError(report, x)
-        return x, report
+        x has the shape of b. Several right-hand sides at once: b of shape (k, n), or a list of k
+        vectors; then x is (k, n) and the reports a list, the levels set up once for all. On the GPU
+        (CuPy, PyTorch CUDA, JAX arrays; backend "cuda") b and x0 stay there and x is an array of the
+        same library on the same device. Raises SolveError (with .report and .x) if a solve does not
+        converge."""
+        if device_arrays.on_gpu(b) or (isinstance(b, (list, tuple)) and b and device_arrays.on_gpu(b[0])):
+            b, shape = device_arrays.flat(b, "b")
+            if x0 is not None:
+                x0, _ = device_arrays.flat(x0, "x0")
+            x, reports = _adimg.solve_device(self._solver, b, x0, device_arrays.stream_of(b))
+            x = device_arrays.like(x, b).reshape(shape)
+        else:
+            rows = self._solver.rows
+            b, shape = _vectors(b, "b", rows)
+            if x0 is not None:
+                x0, x0_shape = _vectors(x0, "x0", rows)
+                if x0.shape != b.shape:
+                    raise InputError(f"x0 has shape {x0_shape}, but b has shape {shape}: give one guess per right-hand side")
+            x = np.empty_like(b)
+            reports = []
+            for k in range(b.shape[0]):
+                x[k], report = self._solver.solve(b[k], None if x0 is None else x0[k])
+                reports.append(report)
+            x = x.reshape(shape)
+        for report in reports:
+            if not report.ok:
+                raise SolveError(report, x)
+        return x, (reports if len(shape) == 2 and shape[1] != 1 else reports[0])
 
     def precondition(self, r):
         """z = M r: one V-cycle from zero on r (adimg::Solver::precondition), for a Krylov method of
@@ -108,8 +141,12 @@ class Solver:
         precision="double", M is symmetric positive definite to rounding, so plain CG may use it;
         a float cycle (precision="mixed") is symmetric to float rounding only. z has the shape of r,
         (n,) or (n, 1)."""
-        r, shape = _vector(r, "r")
-        return self._solver.precondition(r).reshape(shape)
+        if device_arrays.on_gpu(r):
+            r, shape = device_arrays.flat(r, "r")
+            z = _adimg.precondition_device(self._solver, r, device_arrays.stream_of(r))
+            return device_arrays.like(z, r).reshape(shape)
+        r, shape = _vectors(r, "r", self._solver.rows, several=False)
+        return self._solver.precondition(r[0]).reshape(shape)
 
     def aslinearoperator(self):
         """M as a scipy.sparse.linalg.LinearOperator, e.g. scipy.sparse.linalg.cg(A, b, M=...)."""
@@ -117,6 +154,15 @@ class Solver:
 
         n = self._solver.rows
         return LinearOperator((n, n), matvec=self.precondition, dtype=np.float64)
+
+    def ascupyoperator(self):
+        """M as a cupyx.scipy.sparse.linalg.LinearOperator on CuPy arrays, which stay on the GPU,
+        e.g. cupyx.scipy.sparse.linalg.cg(A, b, M=...). Needs CuPy and the backend "cuda"."""
+        import cupy
+        from cupyx.scipy.sparse.linalg import LinearOperator
+
+        n = self._solver.rows
+        return LinearOperator((n, n), matvec=self.precondition, dtype=cupy.float64)
 
     def _of_the_solver(name, doc):
         """A read-only attribute of the C++ solver."""
@@ -233,19 +279,22 @@ def _refuse_complex(values, name, advice):
                          f"parts; {advice}")
 
 
-def _vector(v, name):
-    """(v as a contiguous float64 vector, the shape to give a result): v of shape (n,) or a column
-    (n, 1), dense or sparse."""
+def _vectors(v, name, rows, several=True):
+    """(v as a contiguous float64 array of shape (k, n), the shape to give a result): v of shape
+    (n,), a column (n, 1), dense or sparse, or with `several` (k, n) or a list of k vectors, n the
+    matrix's rows."""
     if _is_sparse(v):
         v = v.toarray()
+    if several and isinstance(v, (list, tuple)) and v and not isinstance(v[0], numbers.Number):
+        v = np.stack([np.asarray(u).reshape(-1) for u in v])
     _refuse_complex(v, name, "A is real, so take the real and imaginary parts apart, e.g. "
                              "x = solve(b.real)[0] + 1j * solve(b.imag)[0]")
     v = np.ascontiguousarray(v, dtype=np.float64)
-    if v.ndim == 2 and v.shape[1] == 1:
-        return v.reshape(-1), v.shape
-    if v.ndim != 1:
-        raise InputError(f"{name} has shape {v.shape}: give one vector at a time, of shape (n,) or (n, 1) (for "
-                         f"several right-hand sides, solve for each column {name}[:, k] in turn)")
+    if v.ndim == 1 or (v.ndim == 2 and v.shape[1] == 1):
+        return v.reshape(1, -1), v.shape
+    if v.ndim != 2 or v.shape[1] != rows or not several:
+        raise InputError(f"{name} has shape {v.shape}: give a vector of shape (n,) or (n, 1)" +
+                         (", or (k, n) for k right-hand sides" if several else "") + f", n = {rows} the matrix's rows")
     return v, v.shape
 
 

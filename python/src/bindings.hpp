@@ -28,5 +28,7 @@ void bind_grid_matrix(nanobind::module_& m);
 void bind_report(nanobind::module_& m);
 /// Solver (bind_solver.cpp).
 void bind_solver(nanobind::module_& m);
+/// Solves, preconditioning and matrices on GPU arrays through DLPack (bind_device.cpp).
+void bind_device(nanobind::module_& m);
 
 }  // namespace adimg::python

@@ -30,4 +30,5 @@ NB_MODULE(_adimg, m) {
     adimg::python::bind_grid_matrix(m);
     adimg::python::bind_report(m);
     adimg::python::bind_solver(m);
+    adimg::python::bind_device(m);
 }

@@ -115,17 +115,30 @@ class ColumnVectors(Fixture):
             with self.subTest(label):
                 np.testing.assert_allclose(call(), expected, rtol=1e-12, atol=1e-14 * np.abs(expected).max())
 
-    def test_more_than_one_vector_is_refused(self):
+    def test_shapes_that_are_no_vectors_are_refused(self):
         rows = [
             ("(n, 2)", lambda: self.solver.solve(np.ones((N, 2))), r"b has shape \(1089, 2\)"),
-            ("(1, n)", lambda: self.solver.solve(np.ones((1, N))), r"b has shape \(1, 1089\)"),
             ("(n, 1, 1)", lambda: self.solver.solve(np.ones((N, 1, 1))), r"b has shape \(1089, 1, 1\)"),
             ("x0 (n, 2)", lambda: self.solver.solve(self.b, x0=np.ones((N, 2))), r"x0 has shape \(1089, 2\)"),
         ]
         for label, call, message in rows:
             with self.subTest(label):
-                with self.assertRaisesRegex(adimg.InputError, message + ".*one vector at a time"):
+                with self.assertRaisesRegex(adimg.InputError, message + r".*\(k, n\) for k right-hand sides, n = 1089"):
                     call()
+        with self.assertRaisesRegex(adimg.InputError, r"x0 has shape \(1089,\), but b has shape \(2, 1089\)"):
+            self.solver.solve(np.ones((2, N)), x0=self.b)
+
+    def test_several_right_hand_sides_in_one_call(self):
+        stacked = np.stack([self.b, 2 * self.b, -self.b])
+        for label, b in [("(k, n)", stacked), ("list", list(stacked))]:
+            with self.subTest(label):
+                x, reports = self.solver.solve(b)
+                self.assertEqual(x.shape, (3, N))
+                self.assertEqual(len(reports), 3)
+                np.testing.assert_allclose(x[1], 2 * x[0], rtol=1e-12, atol=1e-14 * np.abs(x[0]).max())
+                np.testing.assert_allclose(x[0], self.solver.solve(self.b)[0], rtol=0, atol=0)
+        x, reports = self.solver.solve(np.ones((1, N)))
+        self.assertEqual((x.shape, len(reports)), ((1, N), 1))
 
 
 class LevelsBeforeSetup(unittest.TestCase):
@@ -263,6 +276,27 @@ class OptionChecks(Fixture):
         solver = adimg.Solver(self.A, (M, M), smoother="jacobi", omega=0.6, inner="digits:2", inner_max_cycles=8,
                               fallback_to_double=False, **OPTIONS)
         self.assertEqual(solver.options["omega"], "0.6")
+
+
+class GpuEntryPointsRefuseHostArrays(Fixture):
+    """The entry points for GPU arrays check what they are given before any device is touched: a
+    NumPy array is no GPU array, whatever the backend."""
+
+    def test_host_arrays_are_refused(self):
+        rows = [
+            ("solve", lambda: adimg._adimg.solve_device(self.solver._solver, self.b), "b is not in GPU memory"),
+            ("precondition", lambda: adimg._adimg.precondition_device(self.solver._solver, self.b),
+             "r is not in GPU memory"),
+            ("bands", lambda: adimg._adimg.device_matrix_from_bands(adimg._adimg.Grid(M, M), np.ones((9, N)), 1e-10),
+             "bands: not in GPU memory"),
+            ("bands of another shape", lambda: adimg._adimg.device_matrix_from_bands(adimg._adimg.Grid(M, M),
+                                                                                      np.ones((9, N - 1)), 1e-10),
+             rf"shape \(9, {N - 1}\), but nine bands of a {M}x{M} grid are \(9, {N}\)"),
+        ]
+        for label, call, message in rows:
+            with self.subTest(label):
+                with self.assertRaisesRegex(adimg.InputError, message):
+                    call()
 
 
 if __name__ == "__main__":

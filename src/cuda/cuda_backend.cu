@@ -55,8 +55,4 @@ double CudaBackend::read_result() {
     return *host_result_;
 }
 
-std::unique_ptr<SolverEngine> make_cuda_engine(const SolverOptions& options) {
-    return std::make_unique<Engine<CudaBackend>>(options);
-}
-
 }  // namespace adimg

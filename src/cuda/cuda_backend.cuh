@@ -116,6 +116,13 @@ public:
         scale_convert(1.0, A.values, M.values);  // exact for double, rounded once for float
         if (M.transposed.size() == M.values.size()) lines_.transpose_bands(M);
     }
+    /// New values from a user's bands in device memory (band-major doubles of M's grid).
+    void update_values(const double* device_values, NaturalEdges natural, matrix<double>& M) {
+        M.natural = natural;
+        ADIMG_CUDA_CHECK(cudaMemcpyAsync(M.values.data(), device_values, M.values.size() * sizeof(double),
+                                         cudaMemcpyDeviceToDevice, stream()));
+        if (M.transposed.size() == M.values.size()) lines_.transpose_bands(M);
+    }
     /// coarse = R fine P (galerkin_row.hpp), one coarse row per thread; coarse keeps fine's
     /// natural edges.
     void galerkin_coarse(const matrix<double>& fine, const vector<double>& split_x, const vector<double>& split_y,
@@ -176,6 +183,18 @@ public:
     void download(const vector<T>& v, std::vector<double>& host) {
         host.resize(v.size());
         download(v, host.data());
+    }
+    /// v = the v.size() doubles at `device` (the caller's device memory), converted to T there.
+    template <class T>
+    void copy_in(const double* device, vector<T>& v) {
+        launch_("scale_convert kernel", kernels::scale_convert<double, T>, blocks(v.size()), 256, 0, 1.0, device, v.data(),
+                v.size());
+    }
+    /// The v.size() doubles at `device` = v.
+    template <class T>
+    void copy_out(const vector<T>& v, double* device) {
+        launch_("scale_convert kernel", kernels::scale_convert<T, double>, blocks(v.size()), 256, 0, 1.0, v.data(), device,
+                v.size());
     }
     /// Whether the last upload() or download() was one DMA from or into the caller's memory.
     bool last_transfer_direct() const { return transfers_.last_direct(); }

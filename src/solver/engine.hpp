@@ -3,6 +3,7 @@
 // the refinement loop around it. Each backend instantiates Engine<ItsBackend> once
 // (make_cpu_engine, make_cuda_engine); adimg::Solver talks to it through SolverEngine.
 
+#include <adimg/device.hpp>
 #include <adimg/error.hpp>
 #include <adimg/problems.hpp>
 #include <adimg/solver.hpp>
@@ -33,6 +34,12 @@ struct SolutionDestination {
     std::function<double*()> get;
 };
 
+/// Throws device_error: device memory needs the CUDA backend.
+[[noreturn]] inline void throw_no_resident_memory() {
+    throw device_error("data in device memory needs the CUDA backend (SolverOptions::backend = cuda); this solver "
+                       "runs on the CPU: pass host arrays to solve() and precondition(), or a GridMatrix to setup()");
+}
+
 /// The generic solver for one backend, as adimg::Solver sees it.
 class SolverEngine {
 public:
@@ -62,7 +69,31 @@ public:
     /// Seconds of the last setup spent copying host matrices to the backend: a user's finest
     /// bands, or every level of a given Hierarchy (0 for a case, assembled where the solve runs).
     virtual double upload_seconds() const = 0;
+
+    // Data in device memory (Solver::solve_device and the like); only the CUDA engine
+    // (src/cuda/resident_engine.cu) holds it, the others throw device_error saying so.
+    /// A user's matrix whose finest bands (band-major, rows of source.finest's grid) are in device
+    /// memory; source.finest holds the grid's sizes and natural edges, not the values.
+    virtual void setup_resident(const GalerkinSource& source, const double* finest_values);
+    /// How b of `rows` rows becomes the solver's right-hand side (GridMatrix::rhs_map()), for the
+    /// solves on device memory, which apply it there; after every setup (empty for a case or a
+    /// hierarchy).
+    virtual void set_rhs_map(const RightHandSideMap&, std::size_t /*rows*/) {}
+    /// Solves for `count` right-hand sides b + c n into x + c n (n rows each), all in device
+    /// memory, in order after the work enqueued on `stream` so far and before any enqueued on it
+    /// later; x holds the guesses unless zero_guess. One report per right-hand side.
+    virtual std::vector<SolveReport> solve_resident(const double* b, double* x, int count, bool zero_guess,
+                                                    DeviceStream stream, const StepCallback& on_step);
+    /// z = M r (precondition()) on device memory.
+    virtual void precondition_resident(const double* r, double* z, DeviceStream stream);
 };
+
+inline void SolverEngine::setup_resident(const GalerkinSource&, const double*) { throw_no_resident_memory(); }
+inline std::vector<SolveReport> SolverEngine::solve_resident(const double*, double*, int, bool, DeviceStream,
+                                                             const StepCallback&) {
+    throw_no_resident_memory();
+}
+inline void SolverEngine::precondition_resident(const double*, double*, DeviceStream) { throw_no_resident_memory(); }
 
 std::unique_ptr<SolverEngine> make_cpu_engine(const SolverOptions& options);
 /// Throws device_error when this build has no CUDA or no device is usable.
@@ -78,7 +109,7 @@ MemoryBudget cuda_device_memory();
 inline constexpr double solve_bytes_per_node = 176.0;
 
 template <class Backend>
-class Engine final : public SolverEngine {
+class Engine : public SolverEngine {
 public:
     /// `options` as they run (effective_options(): the solvers resolve them once, before).
     template <class... Args>
@@ -100,35 +131,9 @@ public:
             setup_levels(meshes);
     }
     void setup(const GalerkinSource& source) override {
-        const auto start = std::chrono::steady_clock::now();
-        if (!same_galerkin_grids(source)) {
-            forget_galerkin();
-            for (int l = 0; l + 1 < source.levels(); ++l) {
-                galerkin_split_x_.push_back(be_.template make_array<double>(source.split_x[l].size()));
-                galerkin_split_y_.push_back(be_.template make_array<double>(source.split_y[l].size()));
-                galerkin_.push_back(be_.template make_matrix<double>(source.grids[l].first, source.grids[l].second));
-            }
-            galerkin_.push_back(be_.template make_matrix<double>(*source.finest));
-        } else {
-            be_.update_values(*source.finest, galerkin_.back());
-        }
-        upload_seconds_ = seconds_since(start);  // both return once the bands are on the backend
-        for (int l = source.levels() - 2; l >= 0; --l) {
-            be_.upload(source.split_x[l], galerkin_split_x_[l]);
-            be_.upload(source.split_y[l], galerkin_split_y_[l]);
-            be_.galerkin_coarse(galerkin_[l + 1], galerkin_split_x_[l], galerkin_split_y_[l], galerkin_[l]);
-        }
-        BackendLevels<DoubleMatrix> levels;
-        for (int l = 0; l < source.levels(); ++l) {
-            BackendLevel<DoubleMatrix> level{source.coarsest_level + l, &galerkin_[l], {}, {}, {}};
-            if (l + 1 < source.levels()) {
-                level.split_x = source.split_x[l];
-                level.split_y = source.split_y[l];
-            }
-            levels.levels.push_back(std::move(level));
-        }
-        be_.download(galerkin_.front(), levels.levels.front().host);
-        setup_levels(levels);
+        setup_galerkin(
+            source, [&] { return be_.template make_matrix<double>(*source.finest); },
+            [&](DoubleMatrix& finest) { be_.update_values(*source.finest, finest); });
     }
 
     SolveReport solve(const double* b, const double* guess, const SolutionDestination& x,
@@ -168,11 +173,7 @@ public:
     }
 
     void precondition(const double* r, double* z) override {
-        switch (options_.precision) {
-        case Precision::double_: apply_cycle(*outer_double_, *mg_double_, r, z); break;
-        case Precision::single: apply_cycle(*outer_float_, *mg_float_, r, z); break;
-        case Precision::mixed: apply_cycle(*outer_double_, *mg_float_, r, z); break;
-        }
+        precondition_with([&](auto& d) { be_.upload(r, d.size(), d); }, [&](const auto& result) { be_.download(result, z); });
     }
 
     std::vector<LevelInfo> levels() const override {
@@ -195,8 +196,44 @@ public:
     }
     double upload_seconds() const override { return upload_seconds_; }
 
-private:
+protected:
     using DoubleMatrix = typename Backend::template matrix<double>;
+
+    /// A user's matrix: its finest level from make_finest() (new storage) or update_finest(M)
+    /// (new values into the storage of the last setup, whose grids `source` has), its coarse
+    /// levels as Galerkin products on the backend.
+    template <class MakeFinest, class UpdateFinest>
+    void setup_galerkin(const GalerkinSource& source, MakeFinest&& make_finest, UpdateFinest&& update_finest) {
+        const auto start = std::chrono::steady_clock::now();
+        if (!same_galerkin_grids(source)) {
+            forget_galerkin();
+            for (int l = 0; l + 1 < source.levels(); ++l) {
+                galerkin_split_x_.push_back(be_.template make_array<double>(source.split_x[l].size()));
+                galerkin_split_y_.push_back(be_.template make_array<double>(source.split_y[l].size()));
+                galerkin_.push_back(be_.template make_matrix<double>(source.grids[l].first, source.grids[l].second));
+            }
+            galerkin_.push_back(make_finest());
+        } else {
+            update_finest(galerkin_.back());
+        }
+        upload_seconds_ = seconds_since(start);  // both return once the bands are on the backend
+        for (int l = source.levels() - 2; l >= 0; --l) {
+            be_.upload(source.split_x[l], galerkin_split_x_[l]);
+            be_.upload(source.split_y[l], galerkin_split_y_[l]);
+            be_.galerkin_coarse(galerkin_[l + 1], galerkin_split_x_[l], galerkin_split_y_[l], galerkin_[l]);
+        }
+        BackendLevels<DoubleMatrix> levels;
+        for (int l = 0; l < source.levels(); ++l) {
+            BackendLevel<DoubleMatrix> level{source.coarsest_level + l, &galerkin_[l], {}, {}, {}};
+            if (l + 1 < source.levels()) {
+                level.split_x = source.split_x[l];
+                level.split_y = source.split_y[l];
+            }
+            levels.levels.push_back(std::move(level));
+        }
+        be_.download(galerkin_.front(), levels.levels.front().host);
+        setup_levels(levels);
+    }
 
     /// The solve of solve() and solve_problem() in the precisions of the options: load(v) fills
     /// the outer loop's b and x, finish(x, answer) takes the solution (Answer: x or the guess).
@@ -408,26 +445,37 @@ private:
         report.download_seconds = std::chrono::duration<double>(clock::now() - finishing).count();
     }
 
+    /// z = M r in the precisions of the options: load(d) puts r into the outer loop's vector d,
+    /// store(z) takes the result.
+    template <class Load, class Store>
+    void precondition_with(Load&& load, Store&& store) {
+        switch (options_.precision) {
+        case Precision::double_: apply_cycle(*outer_double_, *mg_double_, load, store); break;
+        case Precision::single: apply_cycle(*outer_float_, *mg_float_, load, store); break;
+        case Precision::mixed: apply_cycle(*outer_double_, *mg_float_, load, store); break;
+        }
+    }
+
     /// z = M r: r scaled by a power of two near 1/||r|| (exact in double; it keeps float in
     /// range), one V-cycle from zero in the inner precision, the result scaled back; z = 0 for
     /// r = 0. Throws input_error if r is not finite.
-    template <class Outer, class Inner>
-    void apply_cycle(OuterVectors<Outer>& v, Multigrid<Backend, Inner>& mg, const double* r, double* z) {
-        be_.upload(r, v.d.size(), v.d);
+    template <class Outer, class Inner, class Load, class Store>
+    void apply_cycle(OuterVectors<Outer>& v, Multigrid<Backend, Inner>& mg, Load&& load, Store&& store) {
+        load(v.d);
         const double norm = be_.norm2(v.d);
         if (!std::isfinite(norm))
             throw input_error("precondition: the vector r has entries that are not finite (or its norm overflows "
                               "double); pass the finite defect of your iteration");
         if (norm == 0.0) {
-            std::fill(z, z + v.d.size(), 0.0);
-            return;
+            be_.fill(v.x_next, Outer(0));
+        } else {
+            const double scale = std::ldexp(1.0, -std::ilogb(norm));
+            be_.scale_convert(scale, v.d, mg.rhs());
+            be_.fill(mg.solution(), Inner(0));
+            mg.cycle();
+            be_.scale_convert(1.0 / scale, mg.solution(), v.x_next);
         }
-        const double scale = std::ldexp(1.0, -std::ilogb(norm));
-        be_.scale_convert(scale, v.d, mg.rhs());
-        be_.fill(mg.solution(), Inner(0));
-        mg.cycle();
-        be_.scale_convert(1.0 / scale, mg.solution(), v.x_next);
-        be_.download(v.x_next, z);
+        store(v.x_next);
     }
 
     SolverOptions options_;

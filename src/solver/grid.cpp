@@ -3,10 +3,12 @@
 #include <adimg/io.hpp>
 
 #include "bands_view.hpp"
+#include "coarsening.hpp"
 #include "compensated_sum.hpp"
 #include "matrix_definiteness.hpp"
 #include "matrix_messages.hpp"
-#include "coarsening.hpp"
+#include "matrix_rules.hpp"
+#include "null_space.hpp"
 #include "stencil.hpp"
 
 #include <algorithm>
@@ -23,9 +25,8 @@
 namespace adimg {
 
 using matrix_messages::band_names;
-using matrix_messages::Describer;
-using matrix_messages::edge_contract;
 using matrix_messages::format;
+using matrix_rules::diagonal_only;
 
 namespace {
 
@@ -155,13 +156,6 @@ std::pair<std::vector<std::vector<double>>, std::vector<std::vector<double>>> Gr
 // --- GridMatrix --------------------------------------------------------------------------------
 
 namespace {
-
-/// True if row p holds nothing but its diagonal (a Dirichlet row).
-bool diagonal_only(const NineBands<double>& A, std::size_t p) {
-    for (int k = 0; k < 9; ++k)
-        if (k != C && A(k, p) != 0.0) return false;
-    return true;
-}
 
 /// Which edges are natural: those with a row that holds more than its diagonal. (After the
 /// elimination of row-only Dirichlet couplings, no row couples into a row that holds only its
@@ -297,77 +291,35 @@ GridMatrix GridMatrix::from_eigen(Grid grid, const Eigen::SparseMatrix<double>& 
 void GridMatrix::check_and_scale(const MatrixChecks& checks) {
     const int mx = grid_.mx(), my = grid_.my();
     const std::size_t n = grid_.nodes();
-    const Describer d{mx, my};
     const NineBands<double>& A = bands_;
-    // Row p is node (i, j); the checks get both, so that no check divides by mx.
-    auto on_grid = [&](int i, int j, int k) {
-        const int qi = i + band_dx(k), qj = j + band_dy(k);
-        return qi >= 0 && qi < mx && qj >= 0 && qj < my;
-    };
-    auto neighbour = [&](std::size_t p, int k) {
-        return static_cast<std::size_t>(static_cast<long long>(p) + static_cast<long long>(band_dy(k)) * mx +
-                                        band_dx(k));
-    };
-
-    // Each check finds the first offending row, counts all of them, and throws.
-    struct First {
-        long long rows = 0;
-        std::size_t p = 0;
-        int k = 0;
-    };
-    // The checks, in the order of their messages below; each says whether entry k of row p breaks it.
     const double tol = checks.symmetry_tolerance;
-    const double noise = 64.0 * std::numeric_limits<double>::epsilon();
-    auto not_finite = [&](std::size_t p, int, int, int k) { return !std::isfinite(A(k, p)); };
-    auto off_grid = [&](std::size_t p, int i, int j, int k) { return !on_grid(i, j, k) && A(k, p) != 0.0; };
-    auto not_positive = [&](std::size_t p, int, int, int k) { return k == C && !(A(C, p) > 0.0); };
-    // a_pq against a_qp = band 8 - k of row q, each pair once (k > C).
-    auto pair_differs = [&](double apq, double aqp, double app, double aqq) {
-        const double diff = std::abs(apq - aqp);
-        return diff > tol * std::max(std::abs(apq), std::abs(aqp)) && diff > noise * std::sqrt(app) * std::sqrt(aqq);
-    };
-    auto differs = [&](std::size_t p, int i, int j, int k) {
-        if (k <= C || !on_grid(i, j, k)) return false;
-        const std::size_t q = neighbour(p, k);
-        return pair_differs(A(k, p), A(8 - k, q), A(C, p), A(C, q));
-    };
-    // A pair where one of the two rows holds only its diagonal is a Dirichlet row whose column was
-    // left in the matrix (row-only enforcement): eliminated below. Any other difference breaks
-    // symmetry.
-    auto one_sided = [&](std::size_t p, int k) { return diagonal_only(A, p) || diagonal_only(A, neighbour(p, k)); };
-    auto row_only = [&](std::size_t p, int i, int j, int k) { return differs(p, i, j, k) && one_sided(p, k); };
-    auto asymmetric = [&](std::size_t p, int i, int j, int k) { return differs(p, i, j, k) && !one_sided(p, k); };
-    // All checks in one pass over the rows, one contiguous range of rows per thread: a check's
-    // first offending row is the first of the lowest range that has one, so each message names the
-    // same row as a serial scan, and counts them all. (Six serial passes took 1.7-3.4 s for a
-    // 4097 x 4097 matrix on the 2-core machine.)
-    auto scan_all = [&](auto&&... bad) {
-        constexpr std::size_t check_count = sizeof...(bad);
-        std::vector<std::array<First, check_count>> found(static_cast<std::size_t>(omp_get_max_threads()));
+    using matrix_messages::Offences;
+    // Each check (matrix_rules::Check) finds the first offending row and counts all of them, in one
+    // pass over the rows, one contiguous range of rows per thread: a check's first offending row is
+    // the first of the lowest range that has one, so each message names the same row as a serial
+    // scan. (Six serial passes took 1.7-3.4 s for a 4097 x 4097 matrix on the 2-core machine.)
+    auto scan_all = [&] {
+        std::vector<Offences> found(static_cast<std::size_t>(omp_get_max_threads()));
 #pragma omp parallel
         {
             const std::size_t t = static_cast<std::size_t>(omp_get_thread_num()), count = omp_get_num_threads();
-            std::array<First, check_count>& mine = found[t];
+            Offences& mine = found[t];
             for (std::size_t p = n * t / count; p < n * (t + 1) / count; ++p) {
                 const int i = static_cast<int>(p % mx), j = static_cast<int>(p / mx);
-                std::size_t c = 0;
-                auto check = [&](auto&& breaks) {
-                    First& f = mine[c++];
+                for (int c = 0; c < matrix_rules::check_count; ++c)
                     for (int k = 0; k < 9; ++k)
-                        if (breaks(p, i, j, k)) {
-                            if (f.rows++ == 0) {
-                                f.p = p;
-                                f.k = k;
+                        if (matrix_rules::breaks(c, A, p, i, j, k, tol)) {
+                            if (mine[c].rows++ == 0) {
+                                mine[c].p = p;
+                                mine[c].k = k;
                             }
-                            return;
+                            break;
                         }
-                };
-                (check(bad), ...);
             }
         }
-        std::array<First, check_count> all{};
+        Offences all{};
         for (const auto& mine : found)
-            for (std::size_t c = 0; c < check_count; ++c) {
+            for (int c = 0; c < matrix_rules::check_count; ++c) {
                 if (mine[c].rows && all[c].rows == 0) {
                     all[c].p = mine[c].p;
                     all[c].k = mine[c].k;
@@ -377,8 +329,8 @@ void GridMatrix::check_and_scale(const MatrixChecks& checks) {
         return all;
     };
     // Whether any entry breaks a check, band by band along each row: the common valid matrix is
-    // read once in this order, and only a matrix with offenders is scanned again row by row for
-    // the first of each kind and their counts.
+    // read once in this order, and only a matrix with offenders (or row-only couplings) is scanned
+    // again row by row for the first of each kind and their counts.
     auto any_breaks = [&] {
         long long broken = 0;
 #pragma omp parallel for schedule(static) reduction(+ : broken)
@@ -394,59 +346,20 @@ void GridMatrix::check_and_scale(const MatrixChecks& checks) {
                 if (k == C)
                     for (int i = 0; i < mx; ++i) broken += !(a[i] > 0.0);
                 if (k > C && row_on) {
-                    const std::size_t q0 = neighbour(static_cast<std::size_t>(j) * mx, k);
+                    const std::size_t q0 = matrix_rules::neighbour(static_cast<std::size_t>(j) * mx, k, mx);
                     const double *transposed = &A(8 - k, q0), *diagonal = &A(C, static_cast<std::size_t>(j) * mx),
                                  *diagonal_q = &A(C, q0);
                     for (int i = lo; i <= hi; ++i)
-                        broken += pair_differs(a[i], transposed[i], diagonal[i], diagonal_q[i]);
+                        broken += matrix_rules::pair_differs(a[i], transposed[i], diagonal[i], diagonal_q[i], tol);
                 }
             }
         return broken != 0;
     };
-    // The pairs that differ are told apart (asymmetric or row-only) by a second pass, only where
-    // there are any: the common symmetric matrix pays for one comparison per pair.
-    const auto found = any_breaks() ? scan_all(not_finite, off_grid, not_positive, differs) : std::array<First, 4>{};
-
-    if (const First f = found[0]; f.rows)
-        throw input_error("matrix: " + d.row(f.p) + ", band " + band_names[f.k] + ": the entry is " +
-                          format(A(f.k, f.p)) + "; every entry must be finite" + d.more(f.rows));
-
-    if (const First f = found[1]; f.rows) {
-        const int i = static_cast<int>(f.p % mx) + band_dx(f.k), j = static_cast<int>(f.p / mx) + band_dy(f.k);
-        throw input_error("matrix: " + d.row(f.p) + ", band " + band_names[f.k] + " holds " + format(A(f.k, f.p)) +
-                          ", a coupling with node " + d.node(i, j) + ", which is outside the " + std::to_string(mx) +
-                          "x" + std::to_string(my) +
-                          " grid; band entries that reach off the grid must be zero (band k = "
-                          "3 (dy + 1) + (dx + 1) couples node (i, j) with (i + dx, j + dy), row p = j * mx + i)" +
-                          d.more(f.rows));
-    }
-
-    if (const First f = found[2]; f.rows)
-        throw input_error("matrix: " + d.row(f.p) + ": the diagonal entry is " + format(A(C, f.p)) +
-                          "; every diagonal entry must be positive (multigrid needs a symmetric positive definite "
-                          "matrix)" +
-                          d.more(f.rows));
-
-    std::array<First, 2> one_sided_or_not{};
-    if (found[3].rows) one_sided_or_not = scan_all(asymmetric, row_only);
-    if (const First f = one_sided_or_not[0]; f.rows) {
-        const std::size_t q = neighbour(f.p, f.k);
-        const double apq = A(f.k, f.p), aqp = A(8 - f.k, q);
-        std::ostringstream rel;
-        rel.precision(3);
-        rel << std::abs(apq - aqp) / std::max(std::abs(apq), std::abs(aqp)) << " exceeds the tolerance " << tol;
-        throw input_error("matrix: not symmetric: " + d.row(f.p) + " has " + format(apq) + " (" + d.entry(f.p, f.k) +
-                          "), but row " + std::to_string(q) + " has " + format(aqp) +
-                          " in the transposed position (band " + band_names[8 - f.k] + "); the relative difference " +
-                          rel.str() +
-                          " (MatrixChecks::symmetry_tolerance). adimg's multigrid needs a symmetric positive definite "
-                          "matrix; only a coupling into a row that holds nothing but its diagonal (a Dirichlet row "
-                          "enforced on the row alone) may be one-sided. " +
-                          edge_contract + d.more(f.rows));
-    }
+    const Offences found = any_breaks() ? scan_all() : Offences{};
+    matrix_messages::throw_first_offence(found, mx, my, tol, [&](int k, std::size_t p) { return A(k, p); });
 
     // Row-only Dirichlet rows: their columns are eliminated here and b is lifted at each solve.
-    if (one_sided_or_not[1].rows) rhs_.eliminated = eliminate_row_only_dirichlet(bands_);
+    if (found[matrix_rules::row_only].rows) rhs_.eliminated = eliminate_row_only_dirichlet(bands_);
     bands_.natural = find_eliminated_edges(A, find_natural_edges(A));
     grid_.set_eliminated(bands_.natural);
     rhs_.constant_null_space = check_positive_definite(A);
@@ -484,10 +397,7 @@ double RightHandSideMap::apply(double* b, std::size_t n) const {
     const double mean = sum.value() / static_cast<double>(n);
 #pragma omp parallel for schedule(static) if (n >= 16384)
     for (std::ptrdiff_t p = 0; p < static_cast<std::ptrdiff_t>(n); ++p) b[p] -= mean;
-    // The component along the unit null vector 1 / sqrt(n), relative to ||b||; zero where the sum
-    // is at the rounding level of its terms.
-    if (std::abs(sum.value()) <= 64.0 * std::numeric_limits<double>::epsilon() * magnitude.value()) return 0.0;
-    return std::abs(sum.value()) / std::sqrt(static_cast<double>(n) * squares.value());
+    return null_component(sum.value(), magnitude.value(), squares.value(), n);
 }
 
 void remove_mean(double* x, std::size_t n) {

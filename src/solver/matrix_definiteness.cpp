@@ -4,6 +4,7 @@
 
 #include "compensated_sum.hpp"
 #include "matrix_messages.hpp"
+#include "matrix_rules.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -21,21 +22,14 @@ using matrix_messages::format;
 
 bool check_positive_definite(const NineBands<double>& A) {
     const int mx = A.mx, my = A.my;
-    const Describer d{mx, my};
-    const double eps = std::numeric_limits<double>::epsilon();
-    const char* const contract =
-        "adimg's multigrid needs a symmetric positive definite matrix (a stiffness matrix with Dirichlet "
-        "nodes, or with natural edges plus a Robin or mass term), or a pure Neumann matrix whose only null "
-        "vector is the constant; check the signs of the entries, a shift (A - s M with s > 0 is indefinite) "
-        "and that every interior equation keeps its coupling to the eliminated Dirichlet values";
     // The unknowns: i in i0..i1, j in j0..j1.
-    const int i0 = A.natural.west ? 0 : 1, i1 = A.natural.east ? mx - 1 : mx - 2;
-    const int j0 = A.natural.south ? 0 : 1, j1 = A.natural.north ? my - 1 : my - 2;
+    const Unknowns u(A.natural, mx, my);
+    const int i0 = u.i0, i1 = u.i1, j0 = u.j0, j1 = u.j1;
     // The 2 x 2 minor of unknowns p and q = p + (dx, dy), for the couplings k > C (east and the row
     // above), from sqrt(a_pp) of rows j and j + 1.
     auto minor_fails = [&](const double* roots, const double* roots_above, const double* a, int k, int i) {
         const double* roots_q = band_dy(k) == 0 ? roots : roots_above;
-        return std::abs(a[i]) >= roots[i] * roots_q[i + band_dx(k)];
+        return matrix_rules::minor_fails(a[i], roots[i], roots_q[i + band_dx(k)]);
     };
     // One pass over the rows of unknowns, one contiguous range of rows per thread, band by band
     // along each row: each thread counts the failing minors and sums each band's couplings among
@@ -82,22 +76,20 @@ bool check_positive_definite(const NineBands<double>& A) {
             }
         }
     }
-    long long minors = 0;
+    DefinitenessSums sums;
     CompensatedSum band_sums[9];
-    double magnitude = 0.0;
     for (const Part& part : parts) {
-        minors += part.minors;
+        sums.minors += part.minors;
         for (int k = 0; k < 9; ++k)
             for (const CompensatedSum& lane : part.band_sums[k]) {
                 band_sums[k].add(lane.sum);
                 band_sums[k].add(lane.correction);
             }
-        for (double m : part.magnitude) magnitude += m;
+        for (double m : part.magnitude) sums.magnitude += m;
     }
-    if (minors) {
+    for (int k = 0; k < 9; ++k) sums.band_sums[k] = band_sums[k].value();
+    if (sums.minors) {
         // The first failing pair in row order, found again serially: this is the error path.
-        std::size_t first_p = 0;
-        int first_k = 0;
         bool found = false;
         std::vector<double> roots(mx), roots_above(mx);
         for (int j = j0; j <= j1 && !found; ++j) {
@@ -106,16 +98,32 @@ bool check_positive_definite(const NineBands<double>& A) {
             const std::size_t row = static_cast<std::size_t>(j) * mx;
             for (int i = i0; i <= i1 && !found; ++i)
                 for (int k = C + 1; k < 9; ++k) {
-                    const int qi = i + band_dx(k), qj = j + band_dy(k);
-                    if (qi < i0 || qi > i1 || qj > j1 || !minor_fails(roots.data(), roots_above.data(), &A(k, row), k, i))
+                    if (!u.contain(i + band_dx(k), j + band_dy(k)) ||
+                        !minor_fails(roots.data(), roots_above.data(), &A(k, row), k, i))
                         continue;
-                    first_p = row + i;
-                    first_k = k;
+                    sums.first_p = row + i;
+                    sums.first_k = k;
                     found = true;
                     break;
                 }
         }
-        const std::size_t q = first_p + static_cast<std::size_t>(band_dy(first_k) * mx + band_dx(first_k));
+    }
+    return judge_positive_definite(sums, A.natural, mx, my, [&](int k, std::size_t p) { return A(k, p); });
+}
+
+bool judge_positive_definite(const DefinitenessSums& sums, NaturalEdges natural, int mx, int my,
+                             const matrix_messages::EntryReader& A) {
+    const Describer d{mx, my};
+    const double eps = std::numeric_limits<double>::epsilon();
+    const char* const contract =
+        "adimg's multigrid needs a symmetric positive definite matrix (a stiffness matrix with Dirichlet "
+        "nodes, or with natural edges plus a Robin or mass term), or a pure Neumann matrix whose only null "
+        "vector is the constant; check the signs of the entries, a shift (A - s M with s > 0 is indefinite) "
+        "and that every interior equation keeps its coupling to the eliminated Dirichlet values";
+    if (const long long minors = sums.minors) {
+        const std::size_t first_p = sums.first_p;
+        const int first_k = sums.first_k;
+        const std::size_t q = matrix_rules::neighbour(first_p, first_k, mx);
         throw input_error("matrix: not positive definite (indefinite or singular): " + d.row(first_p) + " and row " +
                           std::to_string(q) + " couple with " + format(A(first_k, first_p)) + " (" +
                           d.entry(first_p, first_k) + "), but their diagonals are " + format(A(C, first_p)) + " and " +
@@ -132,25 +140,25 @@ bool check_positive_definite(const NineBands<double>& A) {
                                 {"v = (-1)^i", true, false},
                                 {"v = (-1)^j", false, true},
                                 {"v = (-1)^(i+j)", true, true}};
-    const double scale = magnitude;
+    const double scale = sums.magnitude;
     bool singular = false;
     for (const Pattern& pattern : patterns) {
         CompensatedSum form;
         for (int k = 0; k < 9; ++k) {
             const bool negative = (pattern.flip_x && band_dx(k) != 0) != (pattern.flip_y && band_dy(k) != 0);
-            form.add(negative ? -band_sums[k].value() : band_sums[k].value());
+            form.add(negative ? -sums.band_sums[k] : sums.band_sums[k]);
         }
         const double value = form.value();
         std::ostringstream relative;
         relative.precision(3);
         relative << value / scale;
-        const std::string nodes = A.natural.any() ? "the unknowns" : "the interior nodes";
+        const std::string nodes = natural.any() ? "the unknowns" : "the interior nodes";
         if (value < -16.0 * eps * scale)
             throw input_error("matrix: indefinite: for the sign pattern " + std::string(pattern.name) + " on " + nodes +
-                              (A.natural.any() ? " (0 on the Dirichlet edges)" : " (0 on the edge)") + ", v^T A v = " + format(value) + " < 0 (" + relative.str() +
+                              (natural.any() ? " (0 on the Dirichlet edges)" : " (0 on the edge)") + ", v^T A v = " + format(value) + " < 0 (" + relative.str() +
                               " of the sum of |a_pq|), which a positive definite matrix does not allow. " + contract);
         if (!pattern.flip_x && !pattern.flip_y && std::abs(value) <= 16.0 * eps * scale) {
-            if (A.natural.all()) {
+            if (natural.all()) {
                 singular = true;
                 continue;
             }

@@ -1,5 +1,9 @@
 #include "matrix_messages.hpp"
 
+#include <adimg/error.hpp>
+
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 
@@ -34,6 +38,47 @@ std::string Describer::entry(std::size_t p, int k) const {
 
 std::string Describer::more(long long rows) const {
     return rows > 1 ? " (" + std::to_string(rows - 1) + " more row" + (rows > 2 ? "s" : "") + " like it)" : "";
+}
+
+void throw_first_offence(const Offences& found, int mx, int my, double symmetry_tolerance, const EntryReader& A) {
+    using namespace matrix_rules;
+    const Describer d{mx, my};
+    if (const Offence f = found[not_finite]; f.rows)
+        throw input_error("matrix: " + d.row(f.p) + ", band " + band_names[f.k] + ": the entry is " + format(A(f.k, f.p)) +
+                          "; every entry must be finite" + d.more(f.rows));
+
+    if (const Offence f = found[off_grid]; f.rows) {
+        const int i = static_cast<int>(f.p % mx) + band_dx(f.k), j = static_cast<int>(f.p / mx) + band_dy(f.k);
+        throw input_error("matrix: " + d.row(f.p) + ", band " + band_names[f.k] + " holds " + format(A(f.k, f.p)) +
+                          ", a coupling with node " + d.node(i, j) + ", which is outside the " + std::to_string(mx) +
+                          "x" + std::to_string(my) +
+                          " grid; band entries that reach off the grid must be zero (band k = "
+                          "3 (dy + 1) + (dx + 1) couples node (i, j) with (i + dx, j + dy), row p = j * mx + i)" +
+                          d.more(f.rows));
+    }
+
+    if (const Offence f = found[not_positive]; f.rows)
+        throw input_error("matrix: " + d.row(f.p) + ": the diagonal entry is " + format(A(C, f.p)) +
+                          "; every diagonal entry must be positive (multigrid needs a symmetric positive definite "
+                          "matrix)" +
+                          d.more(f.rows));
+
+    if (const Offence f = found[asymmetric]; f.rows) {
+        const std::size_t q = neighbour(f.p, f.k, mx);
+        const double apq = A(f.k, f.p), aqp = A(8 - f.k, q);
+        std::ostringstream rel;
+        rel.precision(3);
+        rel << std::abs(apq - aqp) / std::max(std::abs(apq), std::abs(aqp)) << " exceeds the tolerance "
+            << symmetry_tolerance;
+        throw input_error("matrix: not symmetric: " + d.row(f.p) + " has " + format(apq) + " (" + d.entry(f.p, f.k) +
+                          "), but row " + std::to_string(q) + " has " + format(aqp) +
+                          " in the transposed position (band " + band_names[8 - f.k] + "); the relative difference " +
+                          rel.str() +
+                          " (MatrixChecks::symmetry_tolerance). adimg's multigrid needs a symmetric positive definite "
+                          "matrix; only a coupling into a row that holds nothing but its diagonal (a Dirichlet row "
+                          "enforced on the row alone) may be one-sided. " +
+                          edge_contract + d.more(f.rows));
+    }
 }
 
 std::string removed_component_note(double component) {

@@ -5,7 +5,11 @@
 
 #include <adimg/nine_bands.hpp>
 
+#include "matrix_rules.hpp"
+
+#include <array>
 #include <cstddef>
+#include <functional>
 #include <string>
 
 namespace adimg::matrix_messages {
@@ -34,6 +38,22 @@ inline const char* const edge_contract =
     "a_qq g_q, and no row couples into it: eliminate g_q from the other equations, b_p -= a_pq g_q, or leave the "
     "coupling and adimg eliminates it) or as a natural edge (Neumann or Robin: its rows are equations like the "
     "interior ones, symmetric)";
+
+/// The first row that breaks a check of matrix_rules (its first offending band k) and how many
+/// rows break it.
+struct Offence {
+    long long rows = 0;
+    std::size_t p = 0;
+    int k = 0;
+};
+using Offences = std::array<Offence, matrix_rules::check_count>;
+/// Reads entry (band k, row p) of the matrix checked, wherever it is held.
+using EntryReader = std::function<double(int k, std::size_t p)>;
+
+/// Throws input_error for the first check of `found` that a row breaks (not finite, off the grid,
+/// diagonal not positive, not symmetric; row-only couplings are no error), naming its first row,
+/// the entries involved and how many rows break it: the one wording of the host and device checks.
+void throw_first_offence(const Offences& found, int mx, int my, double symmetry_tolerance, const EntryReader& entry);
 
 /// The note of a solve whose pure Neumann b lost a component of size `component` (relative to
 /// ||b||, as RightHandSideMap::apply() returns it) along the constant null vector.

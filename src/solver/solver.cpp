@@ -110,21 +110,37 @@ void check_grid_fits(int mx, int my, BackendKind backend) {
 
 void Solver::setup(const GridMatrix& A) {
     const GuardLock lock(guard_.get(), "setup");
-    check_grid_fits(A.grid().mx(), A.grid().my(), backend_);
+    setup_matrix(A.grid(), A.bands(), A.rhs_map(), [&](const GalerkinSource& source) { engine_->setup(source); });
+}
+
+void Solver::setup(const DeviceGridMatrix& A) {
+    const GuardLock lock(guard_.get(), "setup");
+    NineBands<double> shape;  // the grid and its edges; the values stay on the device
+    shape.mx = A.grid().mx();
+    shape.my = A.grid().my();
+    shape.natural = A.natural_edges();
+    setup_matrix(A.grid(), shape, A.rhs_map(),
+                 [&](const GalerkinSource& source) { engine_->setup_resident(source, A.values()); });
+}
+
+template <class Setup>
+void Solver::setup_matrix(const Grid& grid, const NineBands<double>& finest, const RightHandSideMap& map, Setup&& setup) {
+    check_grid_fits(grid.mx(), grid.my(), backend_);
     const auto start = std::chrono::steady_clock::now();
     GalerkinSource source;
-    source.finest = &A.bands();
-    source.coarsest_level = coarsest_level(A.grid(), options_);
-    std::tie(source.split_x, source.split_y) = A.grid().split_positions_from(source.coarsest_level);
-    for (int l = source.coarsest_level; l < A.grid().finest_level(); ++l)
-        source.grids.emplace_back(A.grid().mx_on_level(l), A.grid().my_on_level(l));
+    source.finest = &finest;
+    source.coarsest_level = coarsest_level(grid, options_);
+    std::tie(source.split_x, source.split_y) = grid.split_positions_from(source.coarsest_level);
+    for (int l = source.coarsest_level; l < grid.finest_level(); ++l)
+        source.grids.emplace_back(grid.mx_on_level(l), grid.my_on_level(l));
     hierarchy_seconds_ = seconds_since(start);
     const auto backend_start = std::chrono::steady_clock::now();
-    engine_->setup(source);
+    setup(source);
     backend_setup_seconds_ = seconds_since(backend_start);
-    rhs_map_ = A.rhs_map();
+    rhs_map_ = map;
     case_.reset();
-    rows_ = A.bands().rows();
+    rows_ = grid.nodes();
+    engine_->set_rhs_map(rhs_map_, rows_);
     ++setups_;
 }
 
@@ -160,6 +176,7 @@ void Solver::setup_levels(const Levels& levels) {
     case_.reset();
     const auto& finest = levels.finest();
     rows_ = static_cast<std::size_t>(grid_of(finest).first) * grid_of(finest).second;
+    engine_->set_rhs_map(rhs_map_, rows_);
     ++setups_;
 }
 
@@ -217,6 +234,23 @@ SolveReport Solver::solve_locked(const double* b, double* x, InitialGuess guess,
     return report;
 }
 
+SolveReport Solver::solve_device(const double* b, double* x, InitialGuess guess, DeviceStream stream,
+                                 const StepCallback& on_step) {
+    return solve_device_batch(b, x, 1, guess, stream, on_step).front();
+}
+
+std::vector<SolveReport> Solver::solve_device_batch(const double* b, double* x, int count, InitialGuess guess,
+                                                    DeviceStream stream, const StepCallback& on_step) {
+    const GuardLock lock(guard_.get(), "solve_device");
+    check_setup("solve_device");
+    if (count < 1)
+        throw input_error("solve_device_batch: count = " + std::to_string(count) + "; give at least one right-hand side");
+    std::vector<SolveReport> reports =
+        engine_->solve_resident(b, x, count, guess == InitialGuess::zero, stream, on_step);
+    solves_ += count;
+    return reports;
+}
+
 CaseSolveReport Solver::solve_case(std::vector<double>* x, const StepCallback& on_step) {
     const GuardLock lock(guard_.get(), "solve_case");
     check_setup();
@@ -239,6 +273,12 @@ void Solver::precondition(const double* r, double* z) {
     // approximates the inverse (pure Neumann: the pseudo-inverse) of the system as given.
     engine_->precondition(solver_rhs(r), z);
     if (rhs_map_.constant_null_space) remove_mean(z, rows_);
+}
+
+void Solver::precondition_device(const double* r, double* z, DeviceStream stream) {
+    const GuardLock lock(guard_.get(), "precondition_device");
+    check_setup("precondition_device");
+    engine_->precondition_resident(r, z, stream);
 }
 
 void Solver::precondition(const Eigen::VectorXd& r, Eigen::VectorXd& z) {

@@ -1,0 +1,214 @@
+// Data that stays on the GPU (device.hpp), measured in one process on one GPU against the
+// acceptance of issue 44:
+//   solve    a solve from and to device memory against Solver::solve_case on the same levels
+//            (A2, A5 at --level, default 12): ratio <= 1.05, and no vector copied across PCIe
+//   matrix   a DeviceGridMatrix of A2 at --level (4097^2 at 12): its checks on the device and the
+//            first setup together against one solve (<= 0.5), and the values-only re-setup
+//            (assign + setup: <= 0.3, allocating nothing)
+//   batch    8 right-hand sides of A2 in one call (solve_device_batch) against 8 single solves
+//            at L = 10 and at --level
+// Vector copies between host and device are counted by CUPTI (transfer_counter.hpp): any memcpy
+// of at least one float per node of the finest grid.
+//
+//     device_bench [--parts solve,matrix,batch] [--level 12] [--repeats 5]
+
+#include <adimg/device.hpp>
+#include <adimg/problems.hpp>
+#include <adimg/solver.hpp>
+
+#include <cuda_runtime.h>
+
+#include "transfer_counter.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace adimg;
+
+namespace {
+
+void check(cudaError_t status, const char* call) {
+    if (status != cudaSuccess) throw std::runtime_error(std::string(call) + ": " + cudaGetErrorString(status));
+}
+
+/// Device memory holding a copy of host values.
+struct DeviceArray {
+    double* data = nullptr;
+    explicit DeviceArray(std::size_t n) { check(cudaMalloc(&data, n * sizeof(double)), "cudaMalloc"); }
+    template <class Values>
+    explicit DeviceArray(const Values& host) : DeviceArray(host.size()) {
+        check(cudaMemcpy(data, host.data(), host.size() * sizeof(double), cudaMemcpyHostToDevice), "cudaMemcpy");
+    }
+    ~DeviceArray() { cudaFree(data); }
+    DeviceArray(const DeviceArray&) = delete;
+    DeviceArray& operator=(const DeviceArray&) = delete;
+};
+
+/// Median seconds of `repeats` calls of f, after one call to warm up.
+template <class F>
+double median_seconds(int repeats, F&& f) {
+    f();
+    std::vector<double> times;
+    for (int r = 0; r < repeats; ++r) {
+        const auto start = std::chrono::steady_clock::now();
+        f();
+        times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
+}
+
+/// Seconds of one call of f.
+template <class F>
+double seconds_of(F&& f) {
+    const auto start = std::chrono::steady_clock::now();
+    f();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+SolverOptions on_gpu() {
+    SolverOptions options;
+    options.backend = BackendKind::cuda;
+    return options;
+}
+
+std::vector<double> case_load(const CaseSpec& spec, int level) {
+    return assemble_load(spec.mesh(level), {spec.x.length, spec.y.length});
+}
+
+void require_ok(const SolveReport& report, const char* what) {
+    if (!report.ok()) throw std::runtime_error(std::string(what) + " failed: " + report.message);
+}
+
+void solve_part(int level, int repeats) {
+    std::printf("\n### Solve from and to device memory against solve_case (L = %d)\n\n", level);
+    std::printf("| case | solve_case (ms) | solve_device (ms) | ratio (<= 1.05) | iterations | vectors to device | vectors to host |\n");
+    std::printf("|---|---|---|---|---|---|---|\n");
+    for (const char* name : {"A2", "A5"}) {
+        const CaseSpec spec = builtin_case(name);
+        Solver solver(on_gpu());
+        solver.setup(spec, level);
+        const std::vector<double> load = case_load(spec, level);
+        DeviceArray b(load), x(load.size());
+        const double t_case = median_seconds(repeats, [&] { require_ok(solver.solve_case().report, "solve_case"); });
+        SolveReport report;
+        const bench::TransferCounter transfers(load.size() * sizeof(float));
+        const double t_device = median_seconds(repeats, [&] {
+            report = solver.solve_device(b.data, x.data, InitialGuess::zero);
+            require_ok(report, "solve_device");
+        });
+        const auto counted = transfers.counted();
+        std::printf("| %s | %.3f | %.3f | %.3f | %s | %lld | %lld |\n", name, 1e3 * t_case, 1e3 * t_device, t_device / t_case,
+                    report.iterations().c_str(), counted.to_device, counted.to_host);
+    }
+}
+
+void matrix_part(int level, int repeats) {
+    const CaseSpec spec = builtin_case("A2");
+    const TensorMesh mesh = spec.mesh(level);
+    std::printf("\n### A matrix in device memory: checks and setup against one solve (A2, %d x %d)\n\n", mesh.mx(), mesh.my());
+    const NineBands<double> bands = assemble_stiffness(mesh);
+    DeviceArray d_bands(bands.values), d_new(bands.values.size());
+    std::vector<double> scaled(bands.values.begin(), bands.values.end());
+    for (double& v : scaled) v *= 1.5;  // a new coefficient: the same grid, new values
+    check(cudaMemcpy(d_new.data, scaled.data(), scaled.size() * sizeof(double), cudaMemcpyHostToDevice), "cudaMemcpy");
+    const std::vector<double> load = case_load(spec, level);
+    DeviceArray b(load), x(load.size());
+    Solver solver(on_gpu());  // the CUDA context exists before the timings
+    const bench::TransferCounter transfers(load.size() * sizeof(float));
+
+    const Grid grid = Grid::from_mesh(mesh);
+    std::unique_ptr<DeviceGridMatrix> A;
+    const double t_checks = seconds_of([&] { A = std::make_unique<DeviceGridMatrix>(grid, d_bands.data); });
+    const double t_setup = seconds_of([&] { solver.setup(*A); });
+    const double t_solve = median_seconds(repeats, [&] { require_ok(solver.solve_device(b.data, x.data, InitialGuess::zero), "solve"); });
+    std::size_t free_before = 0, free_after = 0, total = 0;
+    check(cudaMemGetInfo(&free_before, &total), "cudaMemGetInfo");
+    const double t_assign = seconds_of([&] { A->assign(d_new.data); });
+    const double t_resetup = seconds_of([&] { solver.setup(*A); });
+    check(cudaMemGetInfo(&free_after, &total), "cudaMemGetInfo");
+    require_ok(solver.solve_device(b.data, x.data, InitialGuess::zero), "solve after the re-setup");
+    const auto counted = transfers.counted();
+
+    std::printf("| phase | ms | / one solve | limit |\n|---|---|---|---|\n");
+    std::printf("| one solve (solve_device) | %.3f | 1 | |\n", 1e3 * t_solve);
+    std::printf("| DeviceGridMatrix (checks on the device) | %.3f | %.3f | |\n", 1e3 * t_checks, t_checks / t_solve);
+    std::printf("| first setup | %.3f | %.3f | |\n", 1e3 * t_setup, t_setup / t_solve);
+    std::printf("| checks + first setup | %.3f | %.3f | <= 0.5 |\n", 1e3 * (t_checks + t_setup), (t_checks + t_setup) / t_solve);
+    std::printf("| assign (checks of the new values) | %.3f | %.3f | |\n", 1e3 * t_assign, t_assign / t_solve);
+    std::printf("| values-only setup | %.3f | %.3f | |\n", 1e3 * t_resetup, t_resetup / t_solve);
+    std::printf("| assign + values-only setup | %.3f | %.3f | <= 0.3 |\n", 1e3 * (t_assign + t_resetup),
+                (t_assign + t_resetup) / t_solve);
+    std::printf("\nre-setup: allocation_count %d (1: nothing allocated), device memory free before %zu MiB, after %zu MiB; "
+                "vector copies host->device %lld, device->host %lld\n",
+                solver.allocation_count(), free_before >> 20, free_after >> 20, counted.to_device, counted.to_host);
+}
+
+void batch_part(int level, int repeats, int count) {
+    const CaseSpec spec = builtin_case("A2");
+    Solver solver(on_gpu());
+    solver.setup(spec, level);
+    const std::vector<double> load = case_load(spec, level);
+    const std::size_t n = load.size();
+    std::vector<double> many(count * n);
+    for (int c = 0; c < count; ++c)
+        for (std::size_t p = 0; p < n; ++p) many[c * n + p] = load[p] * (1.0 + 0.25 * c) * (1.0 + 0.1 * std::sin(1e-3 * p * (c + 1)));
+    DeviceArray b(many), x(many.size());
+    const double t_batch = median_seconds(repeats, [&] {
+        for (const SolveReport& r : solver.solve_device_batch(b.data, x.data, count, InitialGuess::zero)) require_ok(r, "batch");
+    });
+    const double t_single = median_seconds(repeats, [&] {
+        for (int c = 0; c < count; ++c)
+            require_ok(solver.solve_device(b.data + c * n, x.data + c * n, InitialGuess::zero), "single solve");
+    });
+    std::printf("| A2 | %d | %d | %.3f | %.3f | %.2f |\n", level, count, 1e3 * t_single, 1e3 * t_batch, t_single / t_batch);
+}
+
+std::vector<std::string> split(const std::string& text) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    for (std::size_t end; (end = text.find(',', start)) != std::string::npos; start = end + 1)
+        out.push_back(text.substr(start, end - start));
+    out.push_back(text.substr(start));
+    return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::vector<std::string> parts = {"solve", "matrix", "batch"};
+    int level = 12, repeats = 5;
+    for (int a = 1; a + 1 < argc; a += 2) {
+        const std::string arg = argv[a], value = argv[a + 1];
+        if (arg == "--parts") parts = split(value);
+        else if (arg == "--level") level = std::atoi(value.c_str());
+        else if (arg == "--repeats") repeats = std::atoi(value.c_str());
+        else {
+            std::fprintf(stderr, "unknown option %s; usage: device_bench [--parts solve,matrix,batch] [--level 12] [--repeats 5]\n",
+                         arg.c_str());
+            return 2;
+        }
+    }
+    try {
+        Solver probe(on_gpu());
+        std::printf("## Data on the GPU: %s\n", probe.device_name().c_str());
+        auto wanted = [&](const char* part) { return std::find(parts.begin(), parts.end(), part) != parts.end(); };
+        if (wanted("solve")) solve_part(level, repeats);
+        if (wanted("matrix")) matrix_part(level, repeats);
+        if (wanted("batch")) {
+            std::printf("\n### Several right-hand sides in one call against single solves\n\n");
+            std::printf("| case | L | right-hand sides | single solves (ms) | one call (ms) | speed-up |\n|---|---|---|---|---|---|\n");
+            for (int l : {10, level}) batch_part(l, repeats, 8);
+        }
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "device_bench: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}

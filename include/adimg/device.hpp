@@ -1,0 +1,81 @@
+#pragma once
+/// \file
+/// Data that stays on the GPU. A Solver on the CUDA backend solves with vectors in device memory
+/// (Solver::solve_device, solve_device_batch, precondition_device) and takes a matrix whose nine
+/// bands are in device memory, checked there (DeviceGridMatrix):
+///
+///     adimg::DeviceGridMatrix A(grid, d_bands, {}, stream);  // checked on the GPU
+///     adimg::Solver solver(options);                          // backend cuda
+///     solver.setup(A);
+///     solver.solve_device(d_b, d_x, adimg::InitialGuess::zero, stream);
+///     A.assign(d_new_bands, stream); solver.setup(A);         // new values, no allocation
+///
+/// Pointers are to memory of the current CUDA device (cudaMalloc, cudaMallocManaged or a
+/// framework's allocator). Every call reads its input after the work enqueued on `stream` so far
+/// and has finished when it returns; nullptr is the legacy default stream. Neither b nor x
+/// crosses PCIe: only scalars (norms, counts of offending rows) come to the host.
+
+#include <adimg/grid.hpp>
+
+#include <cstddef>
+#include <memory>
+
+struct CUstream_st;
+
+namespace adimg {
+
+/// A CUDA stream, as cudaStream_t; nullptr is the legacy default stream.
+using DeviceStream = CUstream_st*;
+
+/// n doubles of device memory on the current GPU (cudaMalloc), for results handed to other
+/// libraries (the Python module's arrays, through DLPack); free them with free_device_doubles().
+/// Throws device_error without a usable GPU or when the memory is short.
+double* allocate_device_doubles(std::size_t n);
+void free_device_doubles(double* p) noexcept;
+/// Copies n doubles between device arrays, in order on `stream`; finished when it returns.
+void copy_device_doubles(double* to, const double* from, std::size_t n, DeviceStream stream = nullptr);
+
+/// A nine-band matrix in device memory, checked on the device against the contract of GridMatrix
+/// (grid.hpp): the same rules and the same input_error messages (sizes, finite entries, couplings
+/// on the grid, positive diagonal, symmetry, natural and Dirichlet edges, positive definiteness),
+/// and the same changes: Dirichlet edge rows scaled to the identity, couplings into rows that hold
+/// only their diagonal removed, both applied to b on the device at every solve (rhs_map()).
+///
+/// It holds its own checked copy of the bands in device memory; the caller's array may change or
+/// go away after the constructor or assign() returns. Throws device_error without a usable CUDA
+/// device, and input_error if `values` is not device memory of the current device.
+class DeviceGridMatrix {
+public:
+    /// From one band-major device array of 9 * mx * my doubles: band k of row p at
+    /// values[k * n + p] (as GridMatrix::from_band_major).
+    DeviceGridMatrix(Grid grid, const double* values, const MatrixChecks& checks = {}, DeviceStream stream = nullptr);
+    ~DeviceGridMatrix();
+    DeviceGridMatrix(DeviceGridMatrix&&) noexcept;
+    DeviceGridMatrix& operator=(DeviceGridMatrix&&) noexcept;
+
+    /// New values on the same grid (a new time step, a new coefficient): checked like the first,
+    /// copied into the same device storage without allocating. On an input_error the matrix keeps
+    /// no valid values: assign valid ones before the next setup.
+    void assign(const double* values, DeviceStream stream = nullptr);
+
+    const Grid& grid() const { return grid_; }
+    /// The checked bands (band-major, device memory) as the solver sees them: Dirichlet edge rows
+    /// scaled to the identity, couplings into Dirichlet rows removed.
+    const double* values() const;
+    NaturalEdges natural_edges() const { return natural_; }
+    bool constant_null_space() const { return rhs_.constant_null_space; }
+    /// How b becomes the solver's right-hand side, as GridMatrix::rhs_map().
+    const RightHandSideMap& rhs_map() const { return rhs_; }
+
+private:
+    void check(DeviceStream stream);
+
+    struct Storage;  // the device copy (src/cuda/device_grid_matrix.cu)
+    Grid grid_;
+    MatrixChecks checks_;
+    std::unique_ptr<Storage> storage_;
+    RightHandSideMap rhs_;
+    NaturalEdges natural_;
+};
+
+}  // namespace adimg

@@ -1,0 +1,282 @@
+// Data that stays on the GPU (device.hpp): DeviceGridMatrix against GridMatrix (the same checks,
+// messages, edges and map of b), solves and preconditioning on device memory against the host
+// calls, several right-hand sides in one call, a values-only re-setup from device bands, and the
+// errors for memory that is not the GPU's.
+
+#include <adimg/device.hpp>
+#include <adimg/io.hpp>
+#include <adimg/pinned_memory.hpp>
+#include <adimg/problems.hpp>
+#include <adimg/solver.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <cuda_runtime.h>
+
+#include "../boundary_problems.hpp"
+#include "../compare.hpp"
+#include "../input_error_of.hpp"
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+using namespace adimg;
+using adimg_test::EdgeCondition;
+using adimg_test::input_error_of;
+using adimg_test::relative_max_difference;
+
+namespace {
+
+/// A copy of host values in device memory, for the duration of a test.
+class DeviceCopy {
+public:
+    explicit DeviceCopy(const std::vector<double>& host) : n_(host.size()) {
+        REQUIRE(cudaMalloc(&data_, n_ * sizeof(double)) == cudaSuccess);
+        REQUIRE(cudaMemcpy(data_, host.data(), n_ * sizeof(double), cudaMemcpyHostToDevice) == cudaSuccess);
+    }
+    explicit DeviceCopy(const ZeroedVector<double>& host) : DeviceCopy(std::vector<double>(host.begin(), host.end())) {}
+    ~DeviceCopy() { cudaFree(data_); }
+    DeviceCopy(const DeviceCopy&) = delete;
+    DeviceCopy& operator=(const DeviceCopy&) = delete;
+
+    double* data() { return data_; }
+    std::vector<double> host() const { return to_host(data_, n_); }
+    static std::vector<double> to_host(const double* device, std::size_t n) {
+        std::vector<double> out(n);
+        REQUIRE(cudaMemcpy(out.data(), device, n * sizeof(double), cudaMemcpyDeviceToHost) == cudaSuccess);
+        return out;
+    }
+
+private:
+    double* data_ = nullptr;
+    std::size_t n_ = 0;
+};
+
+SolverOptions on_gpu() {
+    SolverOptions options;
+    options.backend = BackendKind::cuda;
+    return options;
+}
+
+/// The bands of a scikit-fem-like system on a graded mesh as GridMatrix finds them (row-only
+/// Dirichlet rows, or a Dirichlet diagonal of 2, or natural edges, or pure Neumann).
+struct Case {
+    const char* name;
+    adimg_test::EdgeConditions edges;
+    bool row_only;
+    double dirichlet_diagonal;
+};
+const Case cases[] = {
+    {"row-only Dirichlet rows", {EdgeCondition::dirichlet, EdgeCondition::dirichlet, EdgeCondition::dirichlet, EdgeCondition::dirichlet}, true, 1.0},
+    {"Dirichlet diagonal 2, Neumann and Robin edges", {EdgeCondition::dirichlet, EdgeCondition::neumann, EdgeCondition::robin, EdgeCondition::dirichlet}, false, 2.0},
+    {"pure Neumann", {EdgeCondition::neumann, EdgeCondition::neumann, EdgeCondition::neumann, EdgeCondition::neumann}, false, 1.0},
+};
+
+}  // namespace
+
+TEST_CASE("Device memory: DeviceGridMatrix finds what GridMatrix finds, and device solves match host solves",
+          "[gpu][device]") {
+    const adimg_test::FemMesh mesh = adimg_test::graded_mesh(7);
+    for (const Case& c : cases) {
+        INFO(c.name);
+        const adimg_test::FemSystem system = adimg_test::assemble(mesh, c.edges, c.row_only, c.dirichlet_diagonal);
+        const NineBands<double> given = from_eigen(system.A, mesh.mx, mesh.my);
+        const GridMatrix host(mesh.grid, given);
+        DeviceCopy bands(given.values);
+        const DeviceGridMatrix device(mesh.grid, bands.data());
+
+        CHECK(DeviceCopy::to_host(device.values(), given.values.size()) ==
+              std::vector<double>(host.bands().values.begin(), host.bands().values.end()));
+        CHECK(device.natural_edges().west == host.natural_edges().west);
+        CHECK(device.natural_edges().east == host.natural_edges().east);
+        CHECK(device.natural_edges().south == host.natural_edges().south);
+        CHECK(device.natural_edges().north == host.natural_edges().north);
+        CHECK(device.constant_null_space() == host.constant_null_space());
+        CHECK(device.rhs_map().scaled_rows == host.scaled_rows());
+        CHECK(device.rhs_map().dirichlet_rows == host.rhs_map().dirichlet_rows);
+        REQUIRE(device.rhs_map().eliminated.size() == host.eliminated().size());
+        for (std::size_t e = 0; e < host.eliminated().size(); ++e) {
+            CHECK(device.rhs_map().eliminated[e].row == host.eliminated()[e].row);
+            CHECK(device.rhs_map().eliminated[e].column == host.eliminated()[e].column);
+            CHECK(device.rhs_map().eliminated[e].value == host.eliminated()[e].value);
+        }
+
+        Solver from_host(on_gpu()), from_device(on_gpu());
+        from_host.setup(host);
+        from_device.setup(device);
+        std::vector<double> x_host;
+        const SolveReport r_host = from_host.solve(system.b, x_host);
+        DeviceCopy b(system.b), x(std::vector<double>(system.b.size(), std::nan("")));
+        const SolveReport r_device = from_device.solve_device(b.data(), x.data(), InitialGuess::zero);
+        REQUIRE(r_host.ok());
+        REQUIRE(r_device.ok());
+        CHECK(r_device.iterations() == r_host.iterations());
+        const double diff = relative_max_difference(x.host(), x_host);
+        INFO("max |x_device - x_host| / max |x_host| = " << diff);
+        CHECK(diff < 1e-12);
+        CHECK(b.host() == system.b);  // the caller's b stays as given
+
+        // precondition_device is precondition.
+        std::vector<double> z_host(system.b.size());
+        from_host.precondition(system.b.data(), z_host.data());
+        DeviceCopy z(std::vector<double>(system.b.size(), std::nan("")));
+        from_device.precondition_device(b.data(), z.data());
+        CHECK(relative_max_difference(z.host(), z_host) < 1e-12);
+    }
+}
+
+TEST_CASE("Device memory: bad matrices get GridMatrix's messages, found on the device", "[gpu][device][errors]") {
+    const int m = 9;
+    const NineBands<double> good = assemble_stiffness(builtin_case("U1").mesh(3));
+    const Grid grid(m, m);
+    auto at = [&](int i, int j) { return static_cast<std::size_t>(j) * m + i; };
+    // Sums over the matrix (v^T A v) are added in another order on the device: their last digits
+    // may differ, and are left out of the comparison there; entries are read back exactly.
+    auto without_sums = [](std::string message) {
+        const std::size_t at = message.find("v^T A v = ");
+        if (at != std::string::npos) message.erase(at, message.find(' ', at + 10) - at);
+        return message;
+    };
+    bool sums_in_message = false;
+    auto same_message = [&](const NineBands<double>& bad) {
+        const std::string on_host = input_error_of([&] { (void)GridMatrix(grid, bad); });
+        DeviceCopy bands(bad.values);
+        const std::string on_device = input_error_of([&] { (void)DeviceGridMatrix(grid, bands.data()); });
+        INFO("host: " << on_host << "\ndevice: " << on_device);
+        CHECK(!on_host.empty());
+        if (sums_in_message)
+            CHECK(without_sums(on_device) == without_sums(on_host));
+        else
+            CHECK(on_device == on_host);
+    };
+    NineBands<double> bad = good;
+    SECTION("non-finite entries (two rows)") {
+        bad(E, at(3, 4)) = std::numeric_limits<double>::quiet_NaN();
+        bad(C, at(5, 5)) = std::numeric_limits<double>::infinity();
+    }
+    SECTION("a diagonal that is not positive") { bad(C, at(2, 6)) = 0.0; }
+    SECTION("a coupling off the grid") { bad(NE, at(8, 8)) = 1e-3; }
+    SECTION("asymmetry beyond the tolerance") { bad(NE, at(3, 3)) *= 1.0 + 1e-6; }
+    SECTION("a 2 x 2 minor that is not positive definite") { bad(N, at(0, 3)) = bad(S, at(0, 4)) = -2.0; }
+    SECTION("an indefinite sign pattern") {
+        for (std::size_t p = 0; p < bad.rows(); ++p)
+            if (bad(C, p) != 1.0) bad(C, p) *= 0.3;  // A - s M: interior diagonals shrunk
+        sums_in_message = true;
+    }
+    same_message(bad);
+}
+
+TEST_CASE("Device memory: several right-hand sides in one call equal single solves", "[gpu][device][batch]") {
+    const CaseSpec spec = builtin_case("A2");
+    const TensorMesh mesh = spec.mesh(8);
+    const NineBands<double> bands = assemble_stiffness(mesh);
+    DeviceCopy d_bands(bands.values);
+    const DeviceGridMatrix A(Grid::from_mesh(mesh), d_bands.data());
+    Solver solver(on_gpu());
+    solver.setup(A);
+    const std::size_t n = bands.rows();
+    constexpr int count = 3;
+    std::vector<double> b(count * n, 0.0);
+    const std::vector<double> load = assemble_load(mesh, {spec.x.length, spec.y.length});
+    for (int c = 0; c < count; ++c)
+        for (std::size_t p = 0; p < n; ++p) b[c * n + p] = load[p] * (1.0 + c) + (c == 2 ? 1e-3 * std::sin(0.01 * p) * load[p] : 0.0);
+    DeviceCopy d_b(b), d_x(std::vector<double>(count * n, 0.0));
+    const std::vector<SolveReport> reports = solver.solve_device_batch(d_b.data(), d_x.data(), count, InitialGuess::zero);
+    REQUIRE(reports.size() == count);
+    const std::vector<double> batch = d_x.host();
+    for (int c = 0; c < count; ++c) {
+        INFO("right-hand side " << c);
+        REQUIRE(reports[c].ok());
+        DeviceCopy single_b(std::vector<double>(b.begin() + c * n, b.begin() + (c + 1) * n)), single_x{std::vector<double>(n)};
+        REQUIRE(solver.solve_device(single_b.data(), single_x.data(), InitialGuess::zero).ok());
+        CHECK(std::vector<double>(batch.begin() + c * n, batch.begin() + (c + 1) * n) == single_x.host());
+    }
+    CHECK(solver.solve_count() == count + count);
+    CHECK(solver.allocation_count() == 1);
+}
+
+TEST_CASE("Device memory: a values-only re-setup from device bands allocates nothing", "[gpu][device][reuse]") {
+    const TensorMesh mesh = builtin_case("A3").mesh(8);
+    const NineBands<double> bands = assemble_stiffness(mesh);
+    const std::vector<double> load = assemble_load(mesh, {1.0, 1.0});
+    DeviceCopy d_bands(bands.values), d_b(load), d_x(std::vector<double>(load.size()));
+    DeviceGridMatrix A(Grid::from_mesh(mesh), d_bands.data());
+    Solver solver(on_gpu());
+    solver.setup(A);
+    REQUIRE(solver.solve_device(d_b.data(), d_x.data(), InitialGuess::zero).ok());
+    const std::vector<double> x1 = d_x.host();
+
+    std::vector<double> doubled(bands.values.begin(), bands.values.end());
+    for (double& v : doubled) v *= 2.0;  // 2 A: the solution halves (b is zero on the Dirichlet rows)
+    DeviceCopy d_doubled(doubled);
+    std::size_t free_before = 0, free_after = 0, total = 0;
+    REQUIRE(cudaMemGetInfo(&free_before, &total) == cudaSuccess);
+    A.assign(d_doubled.data());
+    solver.setup(A);
+    REQUIRE(cudaMemGetInfo(&free_after, &total) == cudaSuccess);
+    CHECK(free_after == free_before);
+    CHECK(solver.allocation_count() == 1);
+    REQUIRE(solver.solve_device(d_b.data(), d_x.data(), InitialGuess::zero).ok());
+    const std::vector<double> x2 = d_x.host();
+    std::vector<double> half(x1.size());
+    for (std::size_t p = 0; p < x1.size(); ++p) half[p] = 0.5 * x1[p];
+    CHECK(relative_max_difference(x2, half) < 1e-7);
+}
+
+TEST_CASE("Device memory: host pointers, misaligned or null pointers and host bands are input errors",
+          "[gpu][device][errors]") {
+    const TensorMesh mesh = builtin_case("U1").mesh(5);
+    const NineBands<double> bands = assemble_stiffness(mesh);
+    Solver solver(on_gpu());
+    solver.setup(GridMatrix(Grid::from_mesh(mesh), bands));
+    const std::size_t n = bands.rows();
+    std::vector<double> host(n, 1.0);
+    DeviceCopy device(host);
+    auto says = [](const std::string& message, std::initializer_list<const char*> parts) {
+        INFO("message: " << message);
+        for (const char* part : parts) CHECK(message.find(part) != std::string::npos);
+    };
+    says(input_error_of([&] { solver.solve_device(host.data(), device.data(), InitialGuess::zero); }),
+         {"solve_device: b points to host memory", "solve()"});
+    says(input_error_of([&] { solver.solve_device(device.data(), host.data(), InitialGuess::zero); }),
+         {"solve_device: x points to host memory"});
+    pinned_vector<double> pinned(n, 1.0);
+    says(input_error_of([&] { solver.solve_device(pinned.data(), device.data(), InitialGuess::zero); }),
+         {"b points to host memory (page-locked)"});
+    says(input_error_of([&] {
+             solver.solve_device(reinterpret_cast<const double*>(reinterpret_cast<const char*>(device.data()) + 4),
+                                 device.data(), InitialGuess::zero);
+         }),
+         {"b is not aligned for doubles"});
+    says(input_error_of([&] { solver.solve_device(nullptr, device.data(), InitialGuess::zero); }), {"b is a null pointer"});
+    says(input_error_of([&] { solver.precondition_device(device.data(), host.data()); }),
+         {"precondition_device: z points to host memory"});
+    says(input_error_of([&] { (void)DeviceGridMatrix(Grid::from_mesh(mesh), bands.values.data()); }),
+         {"DeviceGridMatrix: the band array points to host memory"});
+    says(input_error_of([&] { solver.solve_device_batch(device.data(), device.data(), 0, InitialGuess::zero); }),
+         {"count = 0"});
+    // The host solve still works after the refusals.
+    std::vector<double> x;
+    CHECK(solver.solve(host, x).ok());
+}
+
+TEST_CASE("Device memory: another GPU's memory is an input error", "[gpu][device][errors]") {
+    int devices = 0;
+    REQUIRE(cudaGetDeviceCount(&devices) == cudaSuccess);
+    if (devices < 2) {
+        WARN("one GPU only: another GPU's memory cannot be tried here");
+        return;
+    }
+    const TensorMesh mesh = builtin_case("U1").mesh(5);
+    Solver solver(on_gpu());
+    solver.setup(GridMatrix(Grid::from_mesh(mesh), assemble_stiffness(mesh)));
+    REQUIRE(cudaSetDevice(1) == cudaSuccess);
+    DeviceCopy elsewhere(std::vector<double>(mesh.nodes(), 1.0));
+    REQUIRE(cudaSetDevice(0) == cudaSuccess);
+    DeviceCopy here(std::vector<double>(mesh.nodes(), 1.0));
+    const std::string message = input_error_of([&] { solver.solve_device(elsewhere.data(), here.data(), InitialGuess::zero); });
+    INFO(message);
+    CHECK(message.find("b is memory of GPU 1, but the solver runs on GPU 0") != std::string::npos);
+}
