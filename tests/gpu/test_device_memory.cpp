@@ -239,7 +239,7 @@ TEST_CASE("Device memory: host pointers, misaligned or null pointers and host ba
         for (const char* part : parts) CHECK(message.find(part) != std::string::npos);
     };
     says(input_error_of([&] { solver.solve_device(host.data(), device.data(), InitialGuess::zero); }),
-         {"solve_device: b points to host memory", "solve()"});
+         {"solve_device: b points to host memory", "the host call (solve"});
     says(input_error_of([&] { solver.solve_device(device.data(), host.data(), InitialGuess::zero); }),
          {"solve_device: x points to host memory"});
     pinned_vector<double> pinned(n, 1.0);
