@@ -84,9 +84,7 @@ ADIMG_HD void y_chunk_reduce(const BandsView<T>& A, const T* b, const T* x_in, T
         a[q] = row.a;
         c[q] = row.c;
         v[q] = row.v;
-        // x_j = vbar - abar x_s - cbar x_{j+1} substituted into row 1's form
-        backward1 = CrEquation<T>{backward1.a - backward1.c * row.a, -backward1.c * row.c,
-                                  backward1.v - backward1.c * row.v};
+        backward1 = partition_backward(backward1, row);  // x_j = vbar - abar x_s - cbar x_{j+1} into it
         row = partition_forward(row, next);
     }
     auto pass = [&](int e, const CrEquation<T>& coupling) {

@@ -157,6 +157,15 @@ ADIMG_HD CrEquation<T> partition_forward(const CrEquation<T>& previous, const Cr
     return cr_normalise<T, true>(-e.a * previous.a, T(1) - e.a * previous.c, e.c, e.v - e.a * previous.v);
 }
 
+/// An equation e (a x_s + x_j + c x_{j+1} = v, as a, c, v) with x_{j+1} replaced by
+/// x_{j+1} = r.v - r.a x_s - r.c x_last: it then couples x_s, x_j and x_last. The backward pass
+/// of the partition method (e a forward row, r the backward row below it), or the backward form
+/// of row 1 carried down a chunk (e that form, r the next forward row).
+template <class T>
+ADIMG_HD CrEquation<T> partition_backward(const CrEquation<T>& e, const CrEquation<T>& r) {
+    return {e.a - e.c * r.a, -e.c * r.c, e.v - e.c * r.v};
+}
+
 /// The chunk's first coupling equation (x_{s-1}, x_s, x_{s+m-1}) from its row 0 and its row 1 in
 /// backward form (ahat x_s + x_{s+1} + chat x_{s+m-1} = vhat, as a, c, v).
 template <class T>
@@ -196,7 +205,7 @@ ADIMG_HD void partition_eliminate(T* a, T* c, T* v, Slot slot, int s, int m) {
     e = get(s + m - 3);
     for (int j = m - 3; j >= 1; --j) {
         const CrEquation<T> next = get(s + j - 1);
-        row = CrEquation<T>{e.a - e.c * row.a, -e.c * row.c, e.v - e.c * row.v};
+        row = partition_backward(e, row);
         put(s + j, row);
         e = next;
     }
