@@ -5,6 +5,7 @@
 #include "bands_view.hpp"
 #include "coarsening.hpp"
 #include "compensated_sum.hpp"
+#include "difference_form.hpp"
 #include "matrix_definiteness.hpp"
 #include "matrix_messages.hpp"
 #include "matrix_rules.hpp"
@@ -185,9 +186,9 @@ NaturalEdges find_natural_edges(const NineBands<double>& A) {
 NaturalEdges find_eliminated_edges(const NineBands<double>& A, NaturalEdges natural) {
     const int mx = A.mx, my = A.my;
     auto row_sum = [&](int i, int j) {
-        double sum = 0.0;
-        for (int k = 0; k < 9; ++k) sum += A(k, static_cast<std::size_t>(j) * mx + i);
-        return sum;
+        double band[9];
+        for (int k = 0; k < 9; ++k) band[k] = A(k, static_cast<std::size_t>(j) * mx + i);
+        return compensated_row_sum(band, mx, my, i, j);
     };
     // The edge through (i0, j0), along (di, dj) for `count` nodes, inward (dx, dy).
     auto eliminated = [&](int i0, int j0, int di, int dj, int count, int dx, int dy) {
