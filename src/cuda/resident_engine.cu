@@ -136,10 +136,7 @@ public:
             map_.set_dirichlet_values(be_.launcher(), rhs, xc);
             map_.remove_mean(be_.launcher(), xc);
             ADIMG_CUDA_CHECK(cudaStreamSynchronize(be_.stream()));
-            if (null_component != 0.0) {
-                const std::string note = matrix_messages::removed_component_note(null_component);
-                report.message = report.message.empty() ? note : report.message + "; " + note;
-            }
+            matrix_messages::add_removed_component_note(report.message, null_component);
             report.solve_seconds = seconds_since(start);
             reports.push_back(std::move(report));
         }

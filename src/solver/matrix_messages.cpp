@@ -90,4 +90,10 @@ std::string removed_component_note(double component) {
                   "and has zero mean";
 }
 
+void add_removed_component_note(std::string& message, double component) {
+    if (component == 0.0) return;
+    const std::string note = removed_component_note(component);
+    message = message.empty() ? note : message + "; " + note;
+}
+
 }  // namespace adimg::matrix_messages

@@ -58,5 +58,7 @@ void throw_first_offence(const Offences& found, int mx, int my, double symmetry_
 /// The note of a solve whose pure Neumann b lost a component of size `component` (relative to
 /// ||b||, as RightHandSideMap::apply() returns it) along the constant null vector.
 std::string removed_component_note(double component);
+/// That note after whatever `message` says already (nothing where `component` is 0).
+void add_removed_component_note(std::string& message, double component);
 
 }  // namespace adimg::matrix_messages

@@ -308,9 +308,7 @@ const double* Solver::solver_rhs(const double* b) {
 void Solver::to_zero_mean(double* x, SolveReport& report) const {
     if (!rhs_map_.constant_null_space) return;
     remove_mean(x, rows_);
-    if (null_component_ == 0.0) return;
-    const std::string note = matrix_messages::removed_component_note(null_component_);
-    report.message = report.message.empty() ? note : report.message + "; " + note;
+    matrix_messages::add_removed_component_note(report.message, null_component_);
 }
 
 void Solver::check_setup(const char* call) const {
