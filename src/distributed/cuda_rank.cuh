@@ -338,6 +338,23 @@ public:
         return bytes;
     }
 
+    // --- the fast direct solver's mode lines (cuda_strip_lines.cuh) -----------------------------
+    /// The workspace of `lines` lines whose parts of m rows are cut into `chunks` chunks (as a
+    /// level's y-lines keep theirs; the same lines, m and chunks at every call).
+    template <class T>
+    auto& line_parts(int lines, int m, int chunks) {
+        return parts<T>(lines, m, chunks);
+    }
+    /// PPT for `lines` lines: every rank's coupling equations (w.ends) solved into w.solved, on the
+    /// device through NCCL (one all-gather), else on the host by MPI.
+    template <class Parts>
+    void solve_ppt_couplings(Communicator& comm, int lines, Parts& w) {
+        if (nccl_)
+            solve_couplings_on_device(comm, lines, false, w);
+        else
+            solve_couplings_on_host(comm, lines, false, w);
+    }
+
 private:
     static int select_device(MPI_Comm comm) {
         MPI_Comm node;
