@@ -297,14 +297,15 @@ public:
         launch("y_chunk_reduce kernel", strip_kernels::y_chunk_reduce<T>, line_blocks(mx * chunks),
                strip_kernels::line_threads, 0, A.view(), b.data(), x_in.data(), w.a.data(), w.c.data(), w.v.data(),
                w.ra.data(), w.rc.data(), w.rv.data(), m, chunks);
-        const int line_groups = (mx + strip_kernels::lines_per_block<T> - 1) / strip_kernels::lines_per_block<T>;
-        launch("y_line_reduce kernel", strip_kernels::y_line_reduce<T>, line_groups, strip_kernels::line_threads, 0,
+        launch("y_line_reduce kernel", strip_kernels::y_line_reduce<T>, strip_kernels::line_groups<T>(mx),
+               strip_kernels::line_threads, 0,
                w.ra.data(), w.rc.data(), w.rv.data(), mx, chunks, w.ends.data());
         if (nccl_)
             solve_couplings_on_device(comm, mx, pdd, w);
         else
             solve_couplings_on_host(comm, mx, pdd, w);
-        launch("y_line_fill kernel", strip_kernels::y_line_fill<T>, line_groups, strip_kernels::line_threads, 0,
+        launch("y_line_fill kernel", strip_kernels::y_line_fill<T>, strip_kernels::line_groups<T>(mx),
+               strip_kernels::line_threads, 0,
                static_cast<const T*>(w.ra.data()), static_cast<const T*>(w.rc.data()), w.rv.data(), mx, chunks,
                static_cast<const T*>(w.solved.data()));
         launch("y_chunk_finish kernel", strip_kernels::y_chunk_finish<T>, line_blocks(mx * chunks),

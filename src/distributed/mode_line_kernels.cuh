@@ -72,10 +72,12 @@ public:
         launch("mode_chunk_reduce kernel", strip_kernels::mode_chunk_reduce, blocks(nt * chunks),
                strip_kernels::line_threads, 0, lines_, static_cast<const double*>(w), p.a.data(), p.c.data(),
                p.v.data(), p.ra.data(), p.rc.data(), p.rv.data(), m, chunks);
-        launch("y_line_reduce kernel", strip_kernels::y_line_reduce<double>, blocks(nt), strip_kernels::line_threads, 0,
+        launch("y_line_reduce kernel", strip_kernels::y_line_reduce<double>, strip_kernels::line_groups<double>(nt),
+               strip_kernels::line_threads, 0,
                p.ra.data(), p.rc.data(), p.rv.data(), nt, chunks, p.ends.data());
         couple(p);
-        launch("y_line_fill kernel", strip_kernels::y_line_fill<double>, blocks(nt), strip_kernels::line_threads, 0,
+        launch("y_line_fill kernel", strip_kernels::y_line_fill<double>, strip_kernels::line_groups<double>(nt),
+               strip_kernels::line_threads, 0,
                static_cast<const double*>(p.ra.data()), static_cast<const double*>(p.rc.data()), p.rv.data(), nt, chunks,
                static_cast<const double*>(p.solved.data()));
         launch("mode_chunk_finish kernel", strip_kernels::mode_chunk_finish, blocks(nt * chunks),
