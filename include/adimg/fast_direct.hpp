@@ -39,7 +39,9 @@
 ///
 /// and per mode k the line system (alpha_k Ml + beta_k Kl) w_k = (transformed b)_k, which is
 /// tridiagonal and diagonally dominant, is solved by Thomas (CPU, factored at setup) or by the
-/// line solvers of src/lines (GPU: the partition method, one warp per line for short lines).
+/// line solvers of src/lines (GPU: the partition method, one warp per line for short lines, and
+/// the chunked partition method of the distributed solver's mode lines for lines longer than a
+/// block's shared memory holds, from L = 14 on an H200).
 ///
 /// Accuracy. The result is checked, not assumed: after the transform solve the defect
 /// b - A x is computed in double with the assembled nine-band matrix, in difference form

@@ -149,10 +149,12 @@ std::vector<double> solve_directly(Problem& problem, bool single, Outcome& outco
 
 /// The fast direct solver (fast_direct.hpp) on the case: its load vector assembled and the L2
 /// error measured where the solve runs, as the multigrid path does; x comes back if `keep_x`.
-std::vector<double> solve_fast_direct(Problem& problem, const SolverOptions& options, bool keep_x, Outcome& outcome) {
+std::vector<double> solve_fast_direct(Problem& problem, const SolverOptions& options, int min_refinements, bool keep_x,
+                                      Outcome& outcome) {
     FastDirectOptions fast;
     fast.backend = options.backend;
     fast.digits = options.digits;
+    fast.min_refinements = min_refinements;
     FastDirectSolver solver(fast);
     if (!solver.notice().empty()) std::printf("%s\n", solver.notice().c_str());
     {
@@ -375,6 +377,7 @@ int run_solve(const std::vector<std::string>& args, SolveFrontEnd& front) {
     CoarseOperators coarse_operators = CoarseOperators::rediscretized;
     std::string json_path, out_path;
     bool quiet = false, write_failed = false;
+    int min_refinements = 0;
     po::options_description desc("solve options");
     add_problem_options(desc, problem_options, 8);
     desc.add_options()
@@ -391,6 +394,10 @@ int run_solve(const std::vector<std::string>& args, SolveFrontEnd& front) {
          "multigrid, direct (Eigen sparse Cholesky) or fast-direct (transforms and line solves, for a case's "
          "separable matrix)")
         ("json", po::value(&json_path), "also write the results to this JSON file")
+        ("min-refinements", po::value(&min_refinements)->default_value(0),
+         "with --solver fast-direct: refinement steps taken even where the transform solve meets the criterion "
+         "(FastDirectOptions::min_refinements, 0 to 3); 1 gives the discrete solution to the digits its doubles "
+         "hold")
         ("coarse-operators", named_choice(coarse_operators, "coarse-operators", coarse_operator_names),
          "rediscretized (each level assembled on its own mesh) or galerkin (R A P from the finest matrix)")
         ("quiet,q", po::bool_switch(&quiet),
@@ -408,6 +415,9 @@ int run_solve(const std::vector<std::string>& args, SolveFrontEnd& front) {
         if (!parse_command_line(args, desc, front.usage(), &vm)) return 0;
     }
     // Before the work, not after it.
+    if (method != Method::fast_direct && given(vm, "min-refinements"))
+        throw input_error("--min-refinements has no effect with --solver " + name_of(methods, method) +
+                          ": it refines the fast direct solve; drop it, or use --solver fast-direct");
     front.refuse(method, vm);
     check_ignored_options(vm, method, options, !matrix.matrix.empty(), !out_path.empty());
     front.check_outputs([&] {
@@ -437,7 +447,7 @@ int run_solve(const std::vector<std::string>& args, SolveFrontEnd& front) {
         x = solve_directly(*problem, options.precision == Precision::single, outcome);
         outcome.accuracy = problem->accuracy(x);
     } else if (method == Method::fast_direct) {
-        x = solve_fast_direct(*problem, options, keep_x, outcome);
+        x = solve_fast_direct(*problem, options, min_refinements, keep_x, outcome);
     } else {
         options.coarse_level = std::min(options.coarse_level, problem->level);
         // Judged by the coarsest grid that the problem's levels end on, which the problem knows.

@@ -7,16 +7,19 @@
 //
 // Layouts. The interior of the grid holds the values (t, l) of the transformed direction t and
 // the line direction l, x fastest; the line solvers want each mode's line contiguous ("lines":
-// mode k's nl values at k nl). The sine transform reads and writes either layout through tiles
-// (no transpose of its own); the eigenvector products write the other layout directly:
+// mode k's nl values at k nl), or, for lines longer than a block's shared memory, the modes side
+// by side ("modes": mode k at line position l at l nt + k; ModeLineSolver::modes_side_by_side).
+// The sine transform reads and writes any of these layouts through tiles (no transpose of its
+// own); the eigenvector products write the other layout directly:
 //
 //   sine:  grid -> lines = S grid (extension, D2Z, -Im) -> solve -> grid = S lines (the same)
 //   eigen: grid -> lines = B^T V or B V (gemm) -> solve -> grid = V lines^T or lines V^T (gemm)
+//          grid -> modes = V^T B or V^T B^T    -> solve -> grid = V modes or modes^T V^T
 //
 // and the edge nodes copied from the input.
 
+#include "cublas_handle.cuh"
 #include "cuda_backend.cuh"
-#include "cuda_libraries.cuh"
 #include "fast_direct_defect.cuh"
 #include "fast_direct_lines.cuh"
 #include "fast_direct_memory.cuh"
@@ -33,12 +36,6 @@
 
 namespace adimg::fast_direct {
 namespace {
-
-void cublas_check(cublasStatus_t status, const char* call) {
-    if (status != CUBLAS_STATUS_SUCCESS)
-        throw device_error(std::string(call) + " failed: " + cuda_libraries::cublas().status_string(status));
-}
-#define ADIMG_CUBLAS_CHECK(call) cublas_check((call), #call)
 
 /// out = in on the edge nodes of an mx x my grid: rows 0 and my - 1, then columns 0 and mx - 1.
 __global__ void copy_edges(const double* __restrict__ in, double* __restrict__ out, int mx, int my) {
@@ -74,13 +71,8 @@ public:
             sine_.emplace(nt_, nl_, be_.stream());
         } else {
             vectors_ = host_to_device(plan.modes.vectors, be_.stream());
-            blas_library_ = &cuda_libraries::cublas();
-            ADIMG_CUBLAS_CHECK(blas_library_->create(&blas_));
-            ADIMG_CUBLAS_CHECK(blas_library_->set_stream(blas_, be_.stream()));
+            blas_.emplace(be_.stream());
         }
-    }
-    ~CudaTransform() {
-        if (blas_) blas_library_->destroy(blas_);
     }
     CudaTransform(const CudaTransform&) = delete;
     CudaTransform& operator=(const CudaTransform&) = delete;
@@ -95,23 +87,35 @@ public:
         double* interior_out = out.data() + mx_ + 1;
         if (sine_) {
             const std::size_t mx = static_cast<std::size_t>(mx_), nl = static_cast<std::size_t>(nl_);
-            const Strided grid = along_x_ ? Strided{1, mx} : Strided{mx, 1}, lines{nl, 1};
+            const std::size_t nt = static_cast<std::size_t>(nt_);
+            const Strided grid = along_x_ ? Strided{1, mx} : Strided{mx, 1};
+            const Strided lines = solve_lines_.modes_side_by_side() ? Strided{1, nt} : Strided{nl, 1};
             (*sine_)(launch, interior_in, grid, lines_.data(), lines);
             solve_lines_(launch, be_.lines(), lines_.data());
             (*sine_)(launch, lines_.data(), lines, interior_out, grid);
+        } else if (solve_lines_.modes_side_by_side()) {
+            // modes = V^T B along x (B nt x nl), V^T B^T along y (B nl x nt); the inverse alike.
+            const cublasOperation_t grid_op = along_x_ ? CUBLAS_OP_N : CUBLAS_OP_T;
+            blas_->gemm(CUBLAS_OP_T, grid_op, nt_, nl_, nt_, vectors_.data(), nt_, interior_in, mx_, lines_.data(), nt_);
+            solve_lines_(launch, be_.lines(), lines_.data());
+            if (along_x_)  // B = V modes
+                blas_->gemm(CUBLAS_OP_N, CUBLAS_OP_N, nt_, nl_, nt_, vectors_.data(), nt_, lines_.data(), nt_, interior_out,
+                            mx_);
+            else  // B = (V modes)^T = modes^T V^T
+                blas_->gemm(CUBLAS_OP_T, CUBLAS_OP_T, nl_, nt_, nt_, lines_.data(), nt_, vectors_.data(), nt_, interior_out,
+                            mx_);
         } else {
             // The interior of the grid is B, x fastest with leading dimension mx: nt x nl along x
             // (lines = B^T V), nl x nt along y (lines = B V).
-            const double one = 1.0, zero = 0.0;
-            ADIMG_CUBLAS_CHECK(blas_library_->dgemm(blas_, along_x_ ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, nl_, nt_, nt_, &one,
-                                           interior_in, mx_, vectors_.data(), nt_, &zero, lines_.data(), nl_));
+            blas_->gemm(along_x_ ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, nl_, nt_, nt_, interior_in, mx_, vectors_.data(),
+                        nt_, lines_.data(), nl_);
             solve_lines_(launch, be_.lines(), lines_.data());
             if (along_x_)  // B = V lines^T
-                ADIMG_CUBLAS_CHECK(blas_library_->dgemm(blas_, CUBLAS_OP_N, CUBLAS_OP_T, nt_, nl_, nt_, &one, vectors_.data(), nt_,
-                                               lines_.data(), nl_, &zero, interior_out, mx_));
+                blas_->gemm(CUBLAS_OP_N, CUBLAS_OP_T, nt_, nl_, nt_, vectors_.data(), nt_, lines_.data(), nl_, interior_out,
+                            mx_);
             else  // B = lines V^T
-                ADIMG_CUBLAS_CHECK(blas_library_->dgemm(blas_, CUBLAS_OP_N, CUBLAS_OP_T, nl_, nt_, nt_, &one, lines_.data(), nl_,
-                                               vectors_.data(), nt_, &zero, interior_out, mx_));
+                blas_->gemm(CUBLAS_OP_N, CUBLAS_OP_T, nl_, nt_, nt_, lines_.data(), nl_, vectors_.data(), nt_, interior_out,
+                            mx_);
         }
         const int edges = 2 * mx_ + 2 * (my_ - 2);
         launch("copy_edges kernel", copy_edges, (edges + 255) / 256, 256, 0, in.data(), out.data(), mx_, my_);
@@ -121,12 +125,11 @@ private:
     CudaBackend& be_;
     int mx_, my_, nt_, nl_;
     bool along_x_;
-    DeviceVector<double> lines_;  ///< nl x nt: mode k's line at k nl
+    DeviceVector<double> lines_;  ///< mode k's line at k nl, or the modes side by side (solve_lines_ says)
     ModeLineSolver solve_lines_;
     std::optional<SineTransform> sine_;  ///< sine only
     DeviceVector<double> vectors_;       ///< eigen: V, nt x nt
-    const cuda_libraries::Cublas* blas_library_ = nullptr;  ///< eigen only
-    cublasHandle_t blas_ = nullptr;                          ///< eigen only
+    std::optional<CublasHandle> blas_;   ///< eigen only
 };
 
 /// The refinement's defect on the device, each row formed from the mesh's widths.

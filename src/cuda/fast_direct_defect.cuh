@@ -19,15 +19,21 @@
 
 namespace adimg::fast_direct {
 
+/// d = b - A x on grid rows first_row .. first_row + rows - 1, whose values lie from storage row
+/// `halo` on (b, x and d hold rows + 2 halo rows: the whole grid with halo 0, a rank's strip with
+/// its halo rows with halo 1). A row's couplings out of the grid are zero entries, so a halo row
+/// beyond the grid's edge adds nothing.
 static __global__ void q1_difference_defects(const double* __restrict__ hx, const double* __restrict__ hy, int mx, int my,
-                                      const double* __restrict__ b, const double* __restrict__ x, double* __restrict__ d) {
+                                             int first_row, int rows, int halo, const double* __restrict__ b,
+                                             const double* __restrict__ x, double* __restrict__ d) {
     kernels::follow_previous_kernel();
-    const int i = blockIdx.x * kernels::tile_x + threadIdx.x, j = blockIdx.y * kernels::tile_y + threadIdx.y;
-    if (i >= mx || j >= my) return;
+    const int i = blockIdx.x * kernels::tile_x + threadIdx.x, r = blockIdx.y * kernels::tile_y + threadIdx.y;
+    if (i >= mx || r >= rows) return;
+    const int j = first_row + r, stored = r + halo;
     double band[9];
     q1_stiffness_row(hx, hy, mx, my, i, j, band);
     const double row_sum = compensated_row_sum(band, mx, my, i, j);
-    d[static_cast<std::size_t>(j) * mx + i] = difference_defect(band, row_sum, mx, my, b, x, i, j);
+    d[static_cast<std::size_t>(stored) * mx + i] = difference_defect(band, row_sum, mx, rows + 2 * halo, b, x, i, stored);
 }
 
 /// d = b - A x for the Q1 matrix of a mesh with Dirichlet edges (assemble_stiffness()).
@@ -36,10 +42,14 @@ public:
     Q1Defect(const TensorMesh& mesh, cudaStream_t stream)
         : mx_(mesh.mx()), my_(mesh.my()), hx_(host_to_device(mesh.x.widths, stream)), hy_(host_to_device(mesh.y.widths, stream)) {}
 
-    void operator()(Launcher& launch, const double* b, const double* x, double* d) {
-        const dim3 tiles((mx_ + kernels::tile_x - 1) / kernels::tile_x, (my_ + kernels::tile_y - 1) / kernels::tile_y);
+    /// On the whole grid.
+    void operator()(Launcher& launch, const double* b, const double* x, double* d) { strip(launch, 0, my_, 0, b, x, d); }
+    /// On grid rows first_row .. first_row + rows - 1 held from storage row `halo` on
+    /// (q1_difference_defects).
+    void strip(Launcher& launch, int first_row, int rows, int halo, const double* b, const double* x, double* d) {
+        const dim3 tiles((mx_ + kernels::tile_x - 1) / kernels::tile_x, (rows + kernels::tile_y - 1) / kernels::tile_y);
         launch("q1_difference_defects kernel", q1_difference_defects, tiles, dim3(kernels::tile_x, kernels::tile_y), 0,
-               hx_.data(), hy_.data(), mx_, my_, b, x, d);
+               hx_.data(), hy_.data(), mx_, my_, first_row, rows, halo, b, x, d);
     }
 
 private:

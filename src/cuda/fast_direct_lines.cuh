@@ -3,42 +3,41 @@
 // line direction's pencil, each mode's line contiguous (mode k's n values at k n), solved in
 // place by the line solvers of src/lines: one warp per line where lines are short (LineSweeps'
 // rule), else the partition method, except for the lowest modes, which Thomas solves in the same
-// launch (thomas_modes says why).
+// launch (thomas_modes says why). Lines longer than a block's shared memory holds (16 383 unknowns
+// at L = 14 on an H200) are solved with the modes side by side by the chunked partition method of
+// the distributed solver's mode lines (src/distributed/mode_line_kernels.cuh), each line one part
+// whose two end equations a thread a mode solves.
 
 #include "fast_direct_memory.cuh"
 #include "line_sweeps.cuh"
 #include "kernels/launch.cuh"
 #include "kernels/line_sweeps.cuh"
 
+#include "../distributed/coupling_kernels.cuh"
+#include "../distributed/mode_line_kernels.cuh"
+#include "../fast_direct/mode_line_rows.hpp"
 #include "../fast_direct/plan.hpp"
 
 #include <adimg/error.hpp>
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace adimg::fast_direct {
 
+/// The modes' lines in place: mode k's n values at k n, its rows by ModeLineRows.
 struct ModeLines {
-    const double* alpha;
-    const double* beta;
-    const double* m_diag;
-    const double* m_off;
-    const double* k_diag;
-    const double* k_off;
+    ModeLineRows rows;
     double* w;
-    int n;
 
-    __device__ double lower(int k, int i) const { return alpha[k] * m_off[i - 1] + beta[k] * k_off[i - 1]; }
+    __device__ double lower(int k, int i) const { return rows.lower(k, i); }
     __device__ CrEquation<double> load(int k, int i) const {
-        const double a = alpha[k], b = beta[k];
-        const double lower = i > 0 ? a * m_off[i - 1] + b * k_off[i - 1] : 0.0;
-        const double upper = i + 1 < n ? a * m_off[i] + b * k_off[i] : 0.0;
-        return cr_normalise(lower, a * m_diag[i] + b * k_diag[i], upper, w[static_cast<std::size_t>(k) * n + i]);
+        return rows.equation(k, i, w[static_cast<std::size_t>(k) * rows.n + i]);
     }
-    __device__ void store(int k, int i, double x) const { w[static_cast<std::size_t>(k) * n + i] = x; }
+    __device__ void store(int k, int i, double x) const { w[static_cast<std::size_t>(k) * rows.n + i] = x; }
 };
 
 /// The lowest modes' lines by Thomas with the factors of setup (thomas_factors(), mode k's at
@@ -60,7 +59,7 @@ struct ThomasLines {
 /// back by all. The forward step's coupling does not depend on the recurrence, so its loads are
 /// issued ahead of it.
 __device__ inline void thomas_line_staged(const ModeLines& lines, const ThomasLines& thomas, int k, double* shared) {
-    const int n = lines.n;
+    const int n = lines.rows.n;
     const std::size_t base = static_cast<std::size_t>(k) * n;
     double* w = shared;
     double* p = shared + n;
@@ -119,18 +118,19 @@ __global__ void __launch_bounds__(kernels::warps_per_line_block * warp_lanes) mo
 #pragma unroll
     for (int m = 0; m < K; ++m) {
         const int i = lane + warp_lanes * m;
-        eq[m] = i < lines.n ? lines.load(k, i) : CrEquation<double>{0.0, 0.0, 0.0};
+        eq[m] = i < lines.rows.n ? lines.load(k, i) : CrEquation<double>{0.0, 0.0, 0.0};
     }
     warp_line_solve(eq, kernels::ShuffleWarp{lane});
 #pragma unroll
     for (int m = 0; m < K; ++m) {
         const int i = lane + warp_lanes * m;
-        if (i < lines.n) lines.store(k, i, eq[m].v);
+        if (i < lines.rows.n) lines.store(k, i, eq[m].v);
     }
 }
 
 /// The modes' line systems of a plan, their coefficients and the lowest modes' Thomas factors on
-/// the device, solved in place on w (mode k's line at k nl).
+/// the device, solved in place on w (mode k's line at k nl; with modes_side_by_side(), mode k's
+/// value at line position l at l nt + k).
 class ModeLineSolver {
 public:
     ModeLineSolver(const Plan& plan, const LineSweeps& sweeps, cudaStream_t stream)
@@ -144,6 +144,17 @@ public:
           k_off_(host_to_device(plan.line.k_off, stream)),
           warps_(nl_ <= sweeps.warp_lines_up_to()) {
         if (warps_) return;
+        if (partition_bytes(sweeps) > sweeps.shared_budget()) {
+            chunked_.emplace(plan, plan.l_first, nl_, stream);
+            const std::size_t values = static_cast<std::size_t>(nl_) * nt_, lines = static_cast<std::size_t>(nt_);
+            for (DeviceVector<double>* part : {&parts_.a, &parts_.c, &parts_.v})
+                *part = DeviceVector<double>(values, Uninitialised{});
+            for (DeviceVector<double>* part : {&parts_.ra, &parts_.rc, &parts_.rv})
+                *part = DeviceVector<double>(2 * static_cast<std::size_t>(chunked_->chunks()) * lines, Uninitialised{});
+            parts_.ends = DeviceVector<double>(y_line_end_words * lines, Uninitialised{});
+            parts_.solved = DeviceVector<double>(2 * lines, Uninitialised{});
+            return;
+        }
         const int modes = std::min(nt_, thomas_modes);
         std::vector<double> pivots(static_cast<std::size_t>(modes) * nl_), factors(pivots.size());
         for (int k = 0; k < modes; ++k)
@@ -154,12 +165,24 @@ public:
     }
 
     std::string name() const {
+        if (chunked_) return "the chunked partition method (lines longer than a block's shared memory)";
         return warps_ ? "one warp per line"
                       : "the partition method (Thomas for the " + std::to_string(thomas_modes) + " lowest modes)";
     }
+    /// Whether w holds the modes side by side (mode k at line position l at l nt + k): lines too
+    /// long for a block's shared memory, solved in chunks of a thread each.
+    bool modes_side_by_side() const { return chunked_.has_value(); }
 
     void operator()(Launcher& launch, const LineSweeps& sweeps, double* w) {
-        const ModeLines lines{alpha_.data(), beta_.data(), m_diag_.data(), m_off_.data(), k_diag_.data(), k_off_.data(), w, nl_};
+        if (chunked_) {  // each line one part: its two end equations, a thread a mode
+            chunked_->solve(launch, w, parts_, [&](Parts& p) {
+                launch("ppt_couplings kernel", coupling_kernels::ppt_couplings<double>, ChunkedModeLines::blocks(nt_),
+                       strip_kernels::line_threads, 0, static_cast<const double*>(p.ends.data()), nt_, 1, 0,
+                       p.solved.data());
+            });
+            return;
+        }
+        const ModeLines lines{{alpha_.data(), beta_.data(), m_diag_.data(), m_off_.data(), k_diag_.data(), k_off_.data(), nl_}, w};
         if (warps_) {
             const int blocks = (nt_ + kernels::warps_per_line_block - 1) / kernels::warps_per_line_block;
             auto run = [&](auto slots) {
@@ -173,24 +196,36 @@ public:
         const ThomasLines thomas{thomas_pivots_.data(), thomas_factors_.data(), std::min(nt_, thomas_modes)};
         sweeps.with_partition_slots([&](auto slots) {
             const PartitionLayout layout = make_partition_layout<double>(nl_, sweeps.partition_chunks<double>(nl_), slots);
-            // The Thomas blocks stage three arrays of the line's length in the same memory.
-            const std::size_t bytes = std::max<std::size_t>(layout.words(), 3 * static_cast<std::size_t>(nl_)) * sizeof(double);
-            if (bytes > launch.shared_limit())
-                throw device_error("fast direct solver: a line of " + std::to_string(nl_) + " unknowns needs " +
-                                   std::to_string(bytes / 1024) + " KiB of shared memory in double, but " +
-                                   launch.device_name() + " gives " + std::to_string(launch.shared_limit() / 1024) +
-                                   " KiB per block; use a lower level or the CPU backend");
             auto kernel = mode_lines_partitioned<decltype(slots)::value>;
             launch("mode_lines_partitioned kernel", kernel, nt_, LineSweeps::partition_threads(layout, 0),
-                   launch.allow_shared(kernel, bytes), lines, layout, thomas);
+                   launch.allow_shared(kernel, shared_bytes(layout)), lines, layout, thomas);
         });
     }
 
 private:
+    /// The chunked solve's workspace (ChunkedModeLines::solve).
+    struct Parts {
+        DeviceVector<double> a, c, v, ra, rc, rv, ends, solved;
+    };
+    /// A partition block's shared memory: its layout's, or the Thomas blocks' three arrays of the
+    /// line's length, which stage in the same memory.
+    std::size_t shared_bytes(const PartitionLayout& layout) const {
+        return std::max<std::size_t>(layout.words(), 3 * static_cast<std::size_t>(nl_)) * sizeof(double);
+    }
+    std::size_t partition_bytes(const LineSweeps& sweeps) const {
+        std::size_t bytes = 0;
+        sweeps.with_partition_slots([&](auto slots) {
+            bytes = shared_bytes(make_partition_layout<double>(nl_, sweeps.partition_chunks<double>(nl_), slots));
+        });
+        return bytes;
+    }
+
     int nt_, nl_;
     DeviceVector<double> alpha_, beta_, m_diag_, m_off_, k_diag_, k_off_;
     bool warps_;  ///< lines short enough for one warp each
     DeviceVector<double> thomas_pivots_, thomas_factors_;  ///< the lowest modes' Thomas factors, mode by mode
+    std::optional<ChunkedModeLines> chunked_;  ///< lines too long for a block's shared memory
+    Parts parts_;                              ///< chunked_'s workspace
 };
 
 }  // namespace adimg::fast_direct

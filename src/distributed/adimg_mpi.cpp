@@ -6,6 +6,7 @@
 // strip of rows; rank 0 prints, and writes the files.
 
 #include <adimg/distributed.hpp>
+#include <adimg/distributed_fast_direct.hpp>
 #include <adimg/error.hpp>
 #include <adimg/io.hpp>
 
@@ -80,14 +81,16 @@ void on_rank_0(const std::function<void()>& check) {
     if (length > 0) throw input_error(message);
 }
 
-/// The solver, made on every rank. Its constructor is the collective check that every rank has
-/// the GPU that --backend cuda asks for, and throws device_error on every rank alike: that is a
-/// shared_device_error, which rank 0 alone prints. A rank that failed alone ends the job.
-std::unique_ptr<DistributedSolver> started_solver(const SolverOptions& options, DistributedLines lines) {
-    std::unique_ptr<DistributedSolver> solver;
+/// A solver (DistributedSolver or DistributedFastDirectSolver), made on every rank. Its
+/// constructor is the collective check that every rank has the GPU that --backend cuda asks for,
+/// and throws device_error on every rank alike: that is a shared_device_error, which rank 0 alone
+/// prints. A rank that failed alone ends the job.
+template <class Solver, class... Options>
+std::unique_ptr<Solver> started_solver(const Options&... options) {
+    std::unique_ptr<Solver> solver;
     std::string error;
     try {
-        solver = std::make_unique<DistributedSolver>(MPI_COMM_WORLD, options, lines);
+        solver = std::make_unique<Solver>(MPI_COMM_WORLD, options...);
     } catch (const device_error& e) {
         error = e.what();
     }
@@ -122,7 +125,7 @@ std::vector<double> gather_on_rank_0(const std::vector<double>& mine) {
 class DistributedExecutor final : public MultigridExecutor {
 public:
     DistributedExecutor(const SolverOptions& options, DistributedLines lines)
-        : solver_(started_solver(options, lines)), options_(options), lines_(lines) {
+        : solver_(started_solver<DistributedSolver>(options, lines)), options_(options), lines_(lines) {
         options_.backend = solver_->backend();  // what runs, as the report and --json say it
     }
 
@@ -260,7 +263,9 @@ public:
                                    const po::variables_map& vm, const std::string& out_path) const override {
         const CaseSpec spec = resolve_case(problem);
         check_case_size(spec, problem.level, false);
-        return solve_fast_direct(spec, problem.level, options, vm, out_path, world_rank());
+        auto start = [](const FastDirectOptions& fast) { return started_solver<DistributedFastDirectSolver>(fast); };
+        return solve_fast_direct(spec, problem.level, options, vm["min-refinements"].as<int>(), start, vm, out_path,
+                                 world_rank());
     }
 
 private:

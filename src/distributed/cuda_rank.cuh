@@ -297,14 +297,15 @@ public:
         launch("y_chunk_reduce kernel", strip_kernels::y_chunk_reduce<T>, line_blocks(mx * chunks),
                strip_kernels::line_threads, 0, A.view(), b.data(), x_in.data(), w.a.data(), w.c.data(), w.v.data(),
                w.ra.data(), w.rc.data(), w.rv.data(), m, chunks);
-        const int line_groups = (mx + strip_kernels::lines_per_block<T> - 1) / strip_kernels::lines_per_block<T>;
-        launch("y_line_reduce kernel", strip_kernels::y_line_reduce<T>, line_groups, strip_kernels::line_threads, 0,
+        launch("y_line_reduce kernel", strip_kernels::y_line_reduce<T>, strip_kernels::line_groups<T>(mx),
+               strip_kernels::line_threads, 0,
                w.ra.data(), w.rc.data(), w.rv.data(), mx, chunks, w.ends.data());
         if (nccl_)
             solve_couplings_on_device(comm, mx, pdd, w);
         else
             solve_couplings_on_host(comm, mx, pdd, w);
-        launch("y_line_fill kernel", strip_kernels::y_line_fill<T>, line_groups, strip_kernels::line_threads, 0,
+        launch("y_line_fill kernel", strip_kernels::y_line_fill<T>, strip_kernels::line_groups<T>(mx),
+               strip_kernels::line_threads, 0,
                static_cast<const T*>(w.ra.data()), static_cast<const T*>(w.rc.data()), w.rv.data(), mx, chunks,
                static_cast<const T*>(w.solved.data()));
         launch("y_chunk_finish kernel", strip_kernels::y_chunk_finish<T>, line_blocks(mx * chunks),
@@ -336,6 +337,23 @@ public:
         for (const auto& [shape, w] : std::get<0>(parts_)) bytes += w.bytes();
         for (const auto& [shape, w] : std::get<1>(parts_)) bytes += w.bytes();
         return bytes;
+    }
+
+    // --- the fast direct solver's mode lines (cuda_strip_lines.cuh) -----------------------------
+    /// The workspace of `lines` lines whose parts of m rows are cut into `chunks` chunks (as a
+    /// level's y-lines keep theirs; the same lines, m and chunks at every call).
+    template <class T>
+    auto& line_parts(int lines, int m, int chunks) {
+        return parts<T>(lines, m, chunks);
+    }
+    /// PPT for `lines` lines: every rank's coupling equations (w.ends) solved into w.solved, on the
+    /// device through NCCL (one all-gather), else on the host by MPI.
+    template <class Parts>
+    void solve_ppt_couplings(Communicator& comm, int lines, Parts& w) {
+        if (nccl_)
+            solve_couplings_on_device(comm, lines, false, w);
+        else
+            solve_couplings_on_host(comm, lines, false, w);
     }
 
 private:

@@ -9,6 +9,7 @@
 #include "../solver/coarsest_level.hpp"
 #include "../solver/engine.hpp"
 #include "rank_engines.hpp"
+#include "usable_ranks.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -44,37 +45,6 @@ struct DistributedSolver::State {
     }
 };
 
-namespace {
-
-/// The ranks that cannot run as GPU ranks, as every rank sees them: how many, the first of them
-/// and its reason (sent from that rank).
-struct UnusableRanks {
-    int count = 0, ranks = 1, first = 0;
-    std::string why;
-    std::string said() const {
-        return std::to_string(count) + " of " + std::to_string(ranks) + " ranks " + (count == 1 ? "has" : "have") +
-               " no usable GPU (rank " + std::to_string(first) + ": " + why + ")";
-    }
-};
-
-UnusableRanks unusable_ranks(Communicator& comm, bool usable, const std::string& why) {
-    UnusableRanks out;
-    out.ranks = comm.size();
-    const int missing = usable ? 0 : 1;
-    MPI_Allreduce(&missing, &out.count, 1, MPI_INT, MPI_SUM, comm.comm());
-    if (out.count == 0) return out;
-    const int candidate = usable ? comm.size() : comm.rank();
-    MPI_Allreduce(&candidate, &out.first, 1, MPI_INT, MPI_MIN, comm.comm());
-    int length = static_cast<int>(why.size());
-    MPI_Bcast(&length, 1, MPI_INT, out.first, comm.comm());
-    out.why = why;
-    out.why.resize(length);
-    MPI_Bcast(out.why.data(), length, MPI_CHAR, out.first, comm.comm());
-    return out;
-}
-
-}  // namespace
-
 DistributedSolver::DistributedSolver(MPI_Comm comm, SolverOptions options, DistributedLines lines)
     : state_(std::make_unique<State>()) {
     validate(options);
@@ -82,17 +52,7 @@ DistributedSolver::DistributedSolver(MPI_Comm comm, SolverOptions options, Distr
     state_->options = options;
     MPI_Comm_dup(comm, &state_->comm);
     state_->context = std::make_shared<DistributedContext>(state_->comm, lines);
-    // GPU ranks only if every rank can be one: the ranks must agree, or some would wait forever.
-    // What is said is the same on every rank: how many ranks have no GPU, and the first one's reason.
-    std::string why;
-    const bool usable = options.backend != BackendKind::cpu && cuda_ranks_usable(&why);
-    const UnusableRanks unusable = unusable_ranks(state_->context->comm, usable, why);
-    if (options.backend == BackendKind::cuda && unusable.count > 0)
-        throw device_error("backend cuda asked of the distributed solver, but " + unusable.said() +
-                           "; use backend cpu, or auto to fall back to the CPU by itself");
-    if (options.backend == BackendKind::automatic && unusable.count > 0)
-        state_->notice = "note: " + unusable.said() + "; running on CPU ranks";
-    state_->on_gpus = options.backend != BackendKind::cpu && unusable.count == 0;
+    state_->on_gpus = gpu_ranks(state_->context->comm, options.backend, "the distributed solver", state_->notice);
     state_->engine = state_->on_gpus ? make_cuda_rank_engine(options, state_->context)
                                      : make_cpu_rank_engine(options, state_->context);
 }

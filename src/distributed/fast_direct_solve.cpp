@@ -15,7 +15,8 @@
 
 namespace adimg::cli {
 
-int solve_fast_direct(const CaseSpec& problem, int level, const SolverOptions& options,
+int solve_fast_direct(const CaseSpec& problem, int level, const SolverOptions& options, int min_refinements,
+                      const std::function<std::unique_ptr<DistributedFastDirectSolver>(const FastDirectOptions&)>& start,
                       const boost::program_options::variables_map& given_options, const std::string& out_path,
                       int rank) {
     for (const OptionSpec& spec : option_table())
@@ -26,29 +27,29 @@ int solve_fast_direct(const CaseSpec& problem, int level, const SolverOptions& o
     if (given(given_options, "lines"))
         throw input_error("--lines has no effect with --solver fast-direct, whose lines across the ranks are always "
                           "solved by PPT (exact); drop --lines, or use --solver multigrid");
-    if (options.backend == BackendKind::cuda)
-        throw input_error("--backend cuda: the distributed fast direct solver runs on CPU ranks; use --backend cpu or "
-                          "auto, or --solver multigrid for GPU ranks");
     FastDirectOptions fast;
-    fast.backend = BackendKind::cpu;
+    fast.backend = options.backend;
     fast.digits = options.digits;
-    DistributedFastDirectSolver solver(MPI_COMM_WORLD, fast);
+    fast.min_refinements = min_refinements;
+    const std::unique_ptr<DistributedFastDirectSolver> started = start(fast);
+    DistributedFastDirectSolver& solver = *started;
     solver.setup(problem, level);
     const TensorMesh mesh = problem.mesh(level);
-    const PolynomialProblem polynomial{problem.x.length, problem.y.length};
-    const std::vector<double> load = assemble_load(mesh, polynomial);
     const RowRange rows = solver.rows();
-    const std::size_t offset = static_cast<std::size_t>(rows.first) * solver.mx();
-    std::vector<double> x(static_cast<std::size_t>(rows.count) * solver.mx());
-    const FastDirectReport report = solver.solve(load.data() + offset, x.data());
+    // Each rank assembles its rows of the load vector and measures its part of the error where
+    // it computes; the solution comes to the host only to be written.
+    std::vector<double> x;
+    const FastDirectCaseReport solved = solver.solve_case(out_path.empty() ? nullptr : &x);
+    const FastDirectReport& report = solved.report;
     const CommunicationCounts sent = solver.communication();  // the solve's, before the gather below
-    const std::vector<double> whole = solver.gather(x.data());
+    const std::vector<double> whole = out_path.empty() ? std::vector<double>() : solver.gather(x.data());
     if (rank != 0) return report.ok() ? 0 : 1;
 
     std::printf("case %s, level %d (%d x %d nodes), %d ranks\n", problem.name.c_str(), level, mesh.mx(), mesh.my(),
                 solver.ranks());
-    if (options.backend == BackendKind::automatic) std::printf("note: the fast direct solve runs on CPU ranks\n");
-    std::printf("fast direct solve: %s; rank 0 owns rows %d to %d\n", solver.method().c_str(), rows.first,
+    if (!solver.notice().empty()) std::printf("%s\n", solver.notice().c_str());
+    std::printf("fast direct solve: %s; backend %s (%s); rank 0 owns rows %d to %d\n", solver.method().c_str(),
+                to_string(solver.backend()).c_str(), solver.device_name().c_str(), rows.first,
                 rows.first + rows.count - 1);
     std::printf("rank 0 sent per solve: %lld messages (%lld bytes) to neighbours, joined %lld collectives (%lld bytes)\n",
                 sent.messages, sent.message_bytes, sent.collectives, sent.collective_bytes);
@@ -56,7 +57,7 @@ int solve_fast_direct(const CaseSpec& problem, int level, const SolverOptions& o
     std::printf("defect relative to ||b||: %.1e after the transform, %.1e at the end\n", report.first_defect / b_norm,
                 report.final_defect / b_norm);
     std::printf("status %s, refinement steps %d, relative L2 error %.10e, setup %.4f s, solve %.4f s\n",
-                to_string(report.status).c_str(), report.refinement_steps, relative_l2_error(mesh, polynomial, whole),
+                to_string(report.status).c_str(), report.refinement_steps, solved.relative_l2_error,
                 solver.setup_seconds(), report.solve_seconds);
     if (!report.ok()) std::printf("%s\n", with_flags(report.message).c_str());
     if (report.ok() && !out_path.empty()) {

@@ -7,7 +7,7 @@
 
 namespace adimg {
 
-StripDefect::StripDefect(StripBackend& be, const TensorMesh& mesh, const fast_direct::SharedBands& A)
+StripDefect::StripDefect(StripBackend<CpuRank>& be, const TensorMesh& mesh, const fast_direct::SharedBands& A)
     : be_(be),
       mx_(mesh.mx()),
       first_row_(be.rows().first),

@@ -54,8 +54,10 @@ constexpr int y_line_end_words = 6;
 // filled in, then each chunk. K = 1 is the plain partition method on the part (CPU ranks, whose
 // parallelism is across lines); GPU ranks take enough chunks for a thread each.
 //
-// A chunk is walked by one thread, so it is eliminated in one forward pass that makes its
-// equations as it goes: rows 1 .. n - 2 keep their forward form (partition_forward) in (a, c, v)
+// The chunk formulas take any source of equations and any store of the solution
+// (line_chunk_reduce, line_chunk_finish); the y-lines' are y_chunk_reduce and y_chunk_finish. A
+// chunk is walked by one thread, so it is eliminated in one forward pass that makes its equations
+// as it goes: rows 1 .. n - 2 keep their forward form (partition_forward) in (a, c, v)
 // at r * mx + i, and the backward form of row 1, which the first coupling equation needs, is
 // carried in registers by substituting each forward row into it. The chunk is then filled in by
 // back substitution through the forward rows. Each node's equation is made once, and its forward
@@ -64,22 +66,24 @@ constexpr int y_line_end_words = 6;
 /// The first row of chunk k of K of a part of m rows.
 ADIMG_HD int y_chunk_start(int m, int chunks, int k) { return static_cast<int>(static_cast<long long>(k) * m / chunks); }
 
-/// Chunk k of line i eliminated from its equations (A, b and x_in, whose halos must be current):
-/// its forward rows into (a, c, v), its coupling equations into rows 2 k, 2 k + 1 of (ra, rc, rv).
-template <class T>
-ADIMG_HD void y_chunk_reduce(const BandsView<T>& A, const T* b, const T* x_in, T* a, T* c, T* v, T* ra, T* rc, T* rv,
-                             int m, int chunks, int i, int k) {
-    const int mx = A.mx;
+/// Chunk k of line i of a part of m rows eliminated, its row r's unit-diagonal equation made by
+/// load(r) (CrEquation<T>): its forward rows into (a, c, v), its coupling equations into rows
+/// 2 k, 2 k + 1 of (ra, rc, rv); lines lie side by side, row r of line i at r * mx + i. The
+/// y-lines of ADI load their equations from the strip (y_chunk_reduce), the fast direct
+/// solver's mode lines from their coefficients (strip_mode_lines.hpp).
+template <class T, class Load>
+ADIMG_HD void line_chunk_reduce(Load&& load, T* a, T* c, T* v, T* ra, T* rc, T* rv, int mx, int m, int chunks, int i,
+                                int k) {
     auto slot = [mx, i](int r) { return static_cast<std::size_t>(r) * mx + i; };
     const int s = y_chunk_start(m, chunks, k), n = y_chunk_start(m, chunks, k + 1) - s;
-    const CrEquation<T> row0 = y_line_equation(A, b, x_in, i, s);
-    CrEquation<T> row = y_line_equation(A, b, x_in, i, s + 1);  // forward form already
+    const CrEquation<T> row0 = load(s);
+    CrEquation<T> row = load(s + 1);  // forward form already
     // Row 1 as P - Q x_s - R x_j (held as a = Q, c = R, v = P), x_j the last row substituted;
     // x_1 itself to begin with.
     CrEquation<T> backward1{T(0), T(-1), T(0)};
     for (int j = 1; j + 1 < n; ++j) {
         // The next equation is made before this row's arithmetic, so that its loads overlap it.
-        const CrEquation<T> next = y_line_equation(A, b, x_in, i, s + j + 1);
+        const CrEquation<T> next = load(s + j + 1);
         const std::size_t q = slot(s + j);
         a[q] = row.a;
         c[q] = row.c;
@@ -95,6 +99,14 @@ ADIMG_HD void y_chunk_reduce(const BandsView<T>& A, const T* b, const T* x_in, T
     };
     pass(0, partition_first(row0, backward1));
     pass(1, row);
+}
+
+/// Chunk k of y-line i eliminated from its equations (A, b and x_in, whose halos must be current).
+template <class T>
+ADIMG_HD void y_chunk_reduce(const BandsView<T>& A, const T* b, const T* x_in, T* a, T* c, T* v, T* ra, T* rc, T* rv,
+                             int m, int chunks, int i, int k) {
+    line_chunk_reduce([&](int r) { return y_line_equation(A, b, x_in, i, r); }, a, c, v, ra, rc, rv, A.mx, m, chunks,
+                      i, k);
 }
 
 /// The 2 K reduced equations of line i eliminated as one chunk, its two coupling equations (the
@@ -118,26 +130,32 @@ ADIMG_HD void y_line_fill(const T* ra, const T* rc, T* rv, int mx, int chunks, i
 }
 
 /// Chunk k of line i filled in from its ends (rows 2 k, 2 k + 1 of rv, filled in) by back
-/// substitution through its forward rows, and x_out = x_in + omega (solution - x_in) on its rows
+/// substitution through its forward rows, each row's solution handed to store(r, solution).
+template <class T, class Store>
+ADIMG_HD void line_chunk_finish(const T* a, const T* c, const T* v, const T* rv, int mx, int m, int chunks, int i,
+                                int k, Store&& store) {
+    auto slot = [mx, i](int r) { return static_cast<std::size_t>(r) * mx + i; };
+    const int s = y_chunk_start(m, chunks, k), n = y_chunk_start(m, chunks, k + 1) - s;
+    const T first = rv[slot(2 * k)];
+    T next = rv[slot(2 * k + 1)];
+    store(s, first);
+    store(s + n - 1, next);
+    for (int j = n - 2; j >= 1; --j) {
+        const std::size_t q = slot(s + j);
+        next = cr_substitute(CrEquation<T>{a[q], c[q], v[q]}, first, next);
+        store(s + j, next);
+    }
+}
+
+/// Chunk k of y-line i filled in, and x_out = x_in + omega (solution - x_in) on its rows
 /// (storage row r + 1 of the strip).
 template <class T>
 ADIMG_HD void y_chunk_finish(const T* a, const T* c, const T* v, const T* rv, int mx, int m, int chunks, int i, int k,
                              const T* x_in, T* x_out, T omega) {
-    auto slot = [mx, i](int r) { return static_cast<std::size_t>(r) * mx + i; };
-    auto relax_at = [&](int r, T solution) {
+    line_chunk_finish(a, c, v, rv, mx, m, chunks, i, k, [&](int r, T solution) {
         const std::size_t p = static_cast<std::size_t>(r + 1) * mx + i;
         x_out[p] = relax(x_in[p], solution, omega);
-    };
-    const int s = y_chunk_start(m, chunks, k), n = y_chunk_start(m, chunks, k + 1) - s;
-    const T first = rv[slot(2 * k)];
-    T next = rv[slot(2 * k + 1)];
-    relax_at(s, first);
-    relax_at(s + n - 1, next);
-    for (int j = n - 2; j >= 1; --j) {
-        const std::size_t q = slot(s + j);
-        next = cr_substitute(CrEquation<T>{a[q], c[q], v[q]}, first, next);
-        relax_at(s + j, next);
-    }
+    });
 }
 
 }  // namespace adimg

@@ -61,6 +61,12 @@ constexpr int max_chunks = 64;
 template <class T>
 constexpr int lines_per_block = 128 / static_cast<int>(sizeof(T));
 
+/// The grid of y_line_reduce and y_line_fill for n lines: a block per lines_per_block of them.
+template <class T>
+inline dim3 line_groups(int n) {
+    return dim3(static_cast<unsigned>((n + lines_per_block<T> - 1) / lines_per_block<T>));
+}
+
 /// The block's lines (first .. first + lines_per_block - 1, those below mx) of the rows 0 ..
 /// rows - 1 of a reduced array, from device memory (q * mx + i) into shared memory
 /// (q * lines_per_block + l) by cp.async, all in flight at once (load_lines_wait() waits for

@@ -1,20 +1,16 @@
 #pragma once
-// The line systems of the distributed fast direct solver: after the transform along x, mode k's
-// system (alpha_k My + beta_k Ky) w_k = (transformed b)_k along y (fast_direct/plan.hpp), which
-// crosses the ranks' strips of rows. Solved by the partition method with PPT, exact, on the
-// project's partition machinery: each rank's rows of a mode's line are one chunk, eliminated on
-// the rank to its two coupling equations (src/lines/partition_method.hpp), the coupling equations
-// of all ranks solved by one all-gather for all modes (solve_couplings, distributed_lines.hpp),
-// and the chunk filled in.
-//
-// A rank's rows are whole grid rows, the nodes of a Dirichlet edge in y among them: those rows'
-// equations are w = 0 (no coupling to or from them), so that every rank's chunk keeps the rows it
-// owns, at least two (StripLayout), and the unknowns' equations are those of the serial Thomas
-// (thomas_factors: the same coefficients, the singular mode's last row pinned to 0).
+// The mode lines of the distributed fast direct solver on CPU ranks: after the transform along x,
+// mode k's system (alpha_k My + beta_k Ky) w_k = (transformed b)_k along y (fast_direct/plan.hpp),
+// which crosses the ranks' strips of rows. Solved by the partition method with PPT, exact: each
+// rank's rows of a mode's line are cut into chunks and eliminated to the part's two coupling
+// equations (strip_mode_lines.hpp, the GPU ranks' formulas and chunks), the coupling equations of
+// all ranks solved by one all-gather for all modes (solve_couplings, distributed_lines.hpp), and
+// the part filled in.
 
 #include "../fast_direct/plan.hpp"
 #include "communicator.hpp"
 #include "distributed_lines.hpp"
+#include "strip_mode_lines.hpp"
 
 #include <vector>
 
@@ -30,16 +26,12 @@ public:
     void solve(double* w);
 
 private:
-    /// Row r of mode k's line normalised to a unit diagonal, with right-hand side v.
-    CrEquation<double> equation(int r, int k, double v) const;
-
     Communicator& comm_;
-    int nt_, nl_, l_first_;           ///< Plan's modes, line length and first unknown row
-    bool singular_;                   ///< Plan::singular: mode 0's last unknown pinned to 0
-    fast_direct::Pencil line_;        ///< My and Ky on the unknown rows
-    std::vector<double> alpha_, beta_;
-    int first_row_, rows_;
-    std::vector<double> a_, c_;  ///< the unit-diagonal couplings, eliminated in place each solve
+    fast_direct::Plan plan_;  ///< owns the arrays that lines_ reads
+    StripModeLines lines_;
+    int rows_, chunks_;
+    std::vector<double> a_, c_, v_;     ///< the chunks' forward rows, as w
+    std::vector<double> ra_, rc_, rv_;  ///< the chunks' coupling equations, 2 chunks_ a mode
     CouplingWork<double> couplings_;
 };
 

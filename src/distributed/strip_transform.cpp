@@ -7,7 +7,7 @@
 
 namespace adimg {
 
-StripTransform::StripTransform(StripBackend& be, fast_direct::Plan plan)
+StripTransform::StripTransform(StripBackend<CpuRank>& be, fast_direct::Plan plan)
     : plan_(std::move(plan)),
       ranks_(be.communicator().size()),
       first_row_(be.rows().first),

@@ -4,10 +4,12 @@
 // transform of the rows, or the products with the generalised eigenvectors by Eigen, as the
 // serial CPU engine applies them); per x-mode the line system along y crosses the ranks and is
 // solved by PPT (strip_lines.hpp); then the inverse transform along x. The Transform of
-// BackendFastDirectEngine (src/fast_direct/fast_direct_engine.hpp) on StripBackend.
+// BackendFastDirectEngine (src/fast_direct/fast_direct_engine.hpp) on CPU ranks (GPU ranks:
+// CudaStripTransform, cuda_strip_fast_direct.cu).
 
 #include "../fast_direct/plan.hpp"
 #include "../fast_direct/trig_rows.hpp"
+#include "cpu_rank.hpp"
 #include "strip_backend.hpp"
 #include "strip_lines.hpp"
 
@@ -19,10 +21,10 @@ namespace adimg {
 
 class StripTransform {
 public:
-    using Vector = StripBackend::vector<double>;
+    using Vector = StripBackend<CpuRank>::vector<double>;
 
     /// The plan must transform x (Plan::axis): the ranks' strips hold whole rows.
-    StripTransform(StripBackend& be, fast_direct::Plan plan);
+    StripTransform(StripBackend<CpuRank>& be, fast_direct::Plan plan);
 
     /// For the solver's method line: the transform along x and what applies it ("sine transform
     /// (FFTW)"), and the line solver ("PPT across 4 ranks").

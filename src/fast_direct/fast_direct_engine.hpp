@@ -68,8 +68,10 @@ class BackendFastDirectEngine final : public FastDirectEngine {
 
 public:
     BackendFastDirectEngine() = default;
-    /// A backend that is made from arguments (the distributed one, from its ranks).
-    explicit BackendFastDirectEngine(Backend backend) : be_(std::move(backend)) {}
+    /// A backend that is made from arguments (the distributed one, from its ranks), in place: a
+    /// GPU rank's backend does not move.
+    template <class... Args>
+    explicit BackendFastDirectEngine(std::in_place_t, Args&&... args) : be_(std::forward<Args>(args)...) {}
 
     void setup(Plan plan, const TensorMesh& mesh, SharedBands A) override {
         transform_.reset();
