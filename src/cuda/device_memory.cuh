@@ -29,13 +29,29 @@ inline void cuda_check(cudaError_t status, const char* call, const char* file, i
 /// Asks DeviceVector for storage that the caller overwrites whole before reading it.
 struct Uninitialised {};
 
+/// A stream of this host thread's own that zeroes new device memory: not the legacy default
+/// stream, which CUDA refuses to touch while a blocking stream of another thread is capturing a
+/// graph (right-hand sides solved side by side in lanes: one lane's first solve allocates while
+/// another lane records its cycle).
+inline cudaStream_t zeroing_stream() {
+    thread_local struct Stream {
+        cudaStream_t stream = nullptr;
+        Stream() { ADIMG_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)); }
+        ~Stream() { cudaStreamDestroy(stream); }
+    } own;
+    return own.stream;
+}
+
 /// A device array of n elements, zero-initialised unless asked otherwise; move-only.
 template <class T>
 class DeviceVector {
 public:
     DeviceVector() = default;
+    /// Zeroed before this returns, so that any stream may read it next.
     explicit DeviceVector(std::size_t n) : DeviceVector(n, Uninitialised{}) {
-        if (n > 0) ADIMG_CUDA_CHECK(cudaMemset(data_, 0, n * sizeof(T)));
+        if (n == 0) return;
+        ADIMG_CUDA_CHECK(cudaMemsetAsync(data_, 0, n * sizeof(T), zeroing_stream()));
+        ADIMG_CUDA_CHECK(cudaStreamSynchronize(zeroing_stream()));
     }
     DeviceVector(std::size_t n, Uninitialised) : n_(n) {
         if (n == 0) return;
