@@ -2,7 +2,9 @@
 // per-V-cycle exchange model in docs/performance.md: a halo exchange of one grid row with each
 // neighbour, an 8-byte all-reduce and the all-gather of a y-line sweep's coupling equations
 // (6 words a line), each eager (the host enqueues every operation) and recorded in a CUDA graph,
-// as a V-cycle is.
+// as a V-cycle is. Back to back, an operation finds the other rank already waiting; in a cycle it
+// follows a kernel that fills the GPU on each rank, so the last rows also give what an exchange
+// adds after such a kernel: (kernel + exchange) - (kernel alone), both in graphs.
 //
 //   mpirun -np P nccl_latency [MX ...]     (one rank a GPU; MX default 4097 8193 16385)
 //
@@ -23,6 +25,14 @@
 #include <vector>
 
 namespace {
+
+/// Occupies every SM for `microseconds` by the global timer, as a smoothing kernel of the cycle does.
+__global__ void busy_kernel(unsigned long long microseconds) {
+    unsigned long long start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    while (now - start < 1000 * microseconds);
+}
 
 using adimg::DeviceVector;
 
@@ -101,6 +111,22 @@ int main(int argc, char** argv) {
             DeviceVector<float> ends(words), all(words * comm.size());
             row(("all-gather of y-line ends, mx = " + std::to_string(mx)).c_str(), words * sizeof(float),
                 [&] { nccl->all_gather(ends.data(), all.data(), words, stream); });
+        }
+        // The exchange inside a cycle: after a GPU-wide kernel, against the kernel alone.
+        int sms = 0;
+        ADIMG_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, local_rank % devices));
+        DeviceVector<float> strip(static_cast<std::size_t>(4097) * 4);
+        for (unsigned long long busy : {10ull, 50ull}) {
+            auto kernel = [&] { busy_kernel<<<2 * sms, 256, 0, stream>>>(busy); };
+            const double alone = per_operation(comm.comm(), stream, true, kernel);
+            const double with = per_operation(comm.comm(), stream, true, [&] {
+                kernel();
+                nccl->exchange_rows(strip.data(), 4097, 2, stream);
+            });
+            if (comm.rank() == 0)
+                std::printf("| halo rows (mx = 4097) after a GPU-wide kernel of %llu us: kernel + exchange %.2f us, "
+                            "kernel alone %.2f us | %zu | | %.2f |\n",
+                            busy, with, alone, 4097 * sizeof(float), with - alone);
         }
         nccl.reset();
         cudaStreamDestroy(stream);
