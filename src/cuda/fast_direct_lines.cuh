@@ -178,7 +178,7 @@ public:
             chunked_->solve(launch, w, parts_, [&](Parts& p) {
                 launch("ppt_couplings kernel", coupling_kernels::ppt_couplings<double>, ChunkedModeLines::blocks(nt_),
                        strip_kernels::line_threads, 0, static_cast<const double*>(p.ends.data()), nt_, 1, 0,
-                       p.solved.data());
+                       p.solved.data(), static_cast<double*>(nullptr));
             });
             return;
         }

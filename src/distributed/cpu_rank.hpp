@@ -232,7 +232,7 @@ public:
         w.ends.resize(static_cast<std::size_t>(y_line_end_words) * A.mx);
         y_lines_reduce(A, b, x_in, w.ends.data());
         solve_couplings(comm, A.mx, pdd, w);
-        y_lines_finish(A.mx, A.my - 2, w.solved.data(), x_in, x_out, omega);
+        y_lines_finish(comm, A.mx, A.my - 2, w, x_in, x_out, omega);
     }
     /// Every rank's values of v into all ranks' v: rank r's are v[offsets[r] .. offsets[r + 1]),
     /// already in place on rank r.
@@ -264,15 +264,19 @@ private:
         }
     }
     /// x_out on the owned rows from the solved ends (`solved`: first and last of line i at 2 i,
-    /// 2 i + 1) and the parts y_lines_reduce kept.
+    /// 2 i + 1) and the parts y_lines_reduce kept, and on the halo rows from the neighbours' ends.
     template <class T>
-    void y_lines_finish(int mx, int m, const T* solved, const vector<T>& x_in, vector<T>& x_out, T omega) {
+    void y_lines_finish(const Communicator& comm, int mx, int m, const CouplingWork<T>& couplings, const vector<T>& x_in,
+                        vector<T>& x_out, T omega) {
         LineParts<T>& w = parts<T>(mx, m);
+        const T* const solved = couplings.solved.data();
+        const bool below = comm.below() != MPI_PROC_NULL, above = comm.above() != MPI_PROC_NULL;
 #pragma omp parallel for schedule(static) if(CpuBackend::parallel_worth(w.a.size()))
         for (int i = 0; i < mx; ++i) {
             y_line_fill(w.ra.data(), w.rc.data(), w.rv.data(), mx, 1, i, solved[2 * i], solved[2 * i + 1]);
             y_chunk_finish(w.a.data(), w.c.data(), w.v.data(), w.rv.data(), mx, m, 1, i, 0, x_in.data(), x_out.data(),
                            omega);
+            y_halo_finish(couplings.beside.data(), mx, m, i, below, above, x_in.data(), x_out.data(), omega);
         }
     }
 

@@ -288,7 +288,8 @@ public:
     /// its reduced equations (one thread per line, in shared memory) down to the part's two
     /// coupling equations; those solved across the ranks by PPT or PDD (on the device with NCCL,
     /// else on the host); then each line's reduced equations and each chunk filled in, relaxed
-    /// into x_out's owned rows. x_in's halos must be current.
+    /// into x_out's owned rows, and its halo rows from the neighbours' ends. x_in's halos must be
+    /// current.
     template <class T>
     void y_lines(Communicator& comm, const matrix<T>& A, const vector<T>& b, const vector<T>& x_in, vector<T>& x_out,
                  T omega, bool pdd) {
@@ -310,8 +311,9 @@ public:
                static_cast<const T*>(w.solved.data()));
         launch("y_chunk_finish kernel", strip_kernels::y_chunk_finish<T>, line_blocks(mx * chunks),
                strip_kernels::line_threads, 0, static_cast<const T*>(w.a.data()), static_cast<const T*>(w.c.data()),
-               static_cast<const T*>(w.v.data()), static_cast<const T*>(w.rv.data()), mx, m, chunks, x_in.data(),
-               x_out.data(), omega);
+               static_cast<const T*>(w.v.data()), static_cast<const T*>(w.rv.data()),
+               static_cast<const T*>(w.beside.data()), mx, m, chunks, comm.below() != MPI_PROC_NULL,
+               comm.above() != MPI_PROC_NULL, x_in.data(), x_out.data(), omega);
     }
 
     /// Every rank's values of v into all ranks' v: rank r's are v[offsets[r] .. offsets[r + 1]),
@@ -383,10 +385,10 @@ private:
     /// kept for the solver's life: a recorded cycle reads the same buffers every time.
     template <class T>
     struct LineParts {
-        DeviceVector<T> a, c, v, ra, rc, rv, ends, all, below, above, solved;
+        DeviceVector<T> a, c, v, ra, rc, rv, ends, all, below, above, solved, beside;
         std::size_t bytes() const {
             std::size_t n = 0;
-            for (const DeviceVector<T>* part : {&a, &c, &v, &ra, &rc, &rv, &ends, &all, &below, &above, &solved})
+            for (const DeviceVector<T>* part : {&a, &c, &v, &ra, &rc, &rv, &ends, &all, &below, &above, &solved, &beside})
                 n += part->size();
             return n * sizeof(T);
         }
@@ -412,6 +414,7 @@ private:
             for (DeviceVector<T>* part : {&w.ends, &w.below, &w.above}) *part = DeviceVector<T>(ends);
             w.all = DeviceVector<T>(ends * ranks_);
             w.solved = DeviceVector<T>(2 * lines);
+            w.beside = DeviceVector<T>(2 * lines);
         }
         return w;
     }
@@ -424,17 +427,17 @@ private:
             nccl_->all_gather(w.ends.data(), w.all.data(), words, stream());
             launch("ppt_couplings kernel", coupling_kernels::ppt_couplings<T>, line_blocks(mx),
                    strip_kernels::line_threads, 0, static_cast<const T*>(w.all.data()), mx, comm.size(), comm.rank(),
-                   w.solved.data());
+                   w.solved.data(), w.beside.data());
             return;
         }
         nccl_->neighbour_exchange(w.ends.data(), w.above.data(), w.ends.data(), w.below.data(), words, stream());
         const T* below = comm.below() != MPI_PROC_NULL ? w.below.data() : nullptr;
         const T* above = comm.above() != MPI_PROC_NULL ? w.above.data() : nullptr;
         launch("pdd_couplings kernel", coupling_kernels::pdd_couplings<T>, line_blocks(mx), strip_kernels::line_threads,
-               0, static_cast<const T*>(w.ends.data()), below, above, mx, w.solved.data());
+               0, static_cast<const T*>(w.ends.data()), below, above, mx, w.solved.data(), w.beside.data());
     }
     /// The coupling equations to the host, solved there with MPI (distributed_lines.hpp), and the
-    /// solved ends back.
+    /// solved ends (this rank's and the neighbours' beside them) back.
     template <class T>
     void solve_couplings_on_host(Communicator& comm, int mx, bool pdd, LineParts<T>& w) {
         CouplingWork<T>& host = std::get<CouplingWork<T>>(host_couplings_);
@@ -444,6 +447,8 @@ private:
         solve_couplings(comm, mx, pdd, host);
         // From pageable memory: staged before the call returns.
         ADIMG_CUDA_CHECK(cudaMemcpyAsync(w.solved.data(), host.solved.data(), w.solved.size() * sizeof(T),
+                                         cudaMemcpyHostToDevice, stream()));
+        ADIMG_CUDA_CHECK(cudaMemcpyAsync(w.beside.data(), host.beside.data(), w.beside.size() * sizeof(T),
                                          cudaMemcpyHostToDevice, stream()));
     }
     /// A device buffer of at least n doubles for the conversions of from_host and to_host.

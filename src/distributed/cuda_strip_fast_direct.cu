@@ -87,6 +87,7 @@ public:
         Launcher& launch = be_.rank().local().launcher();
         const double* b = in.data() + t_first_;
         double* x = out.data() + t_first_;
+        be_.written(out);
         const int mx = mx_, nt = nt_;
         if (sine_) {
             const fast_direct::Strided rows{1, static_cast<std::size_t>(mx)}, modes{1, static_cast<std::size_t>(nt)};
@@ -130,6 +131,7 @@ public:
 
     void operator()(const Vector& b, const Vector& x, Vector& d) {
         be_.refresh_halos(x);
+        be_.written(d);
         defect_.strip(be_.rank().local().launcher(), first_row_, rows_, 1, b.storage.data(), x.storage.data(),
                       d.storage.data());
     }

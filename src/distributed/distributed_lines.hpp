@@ -39,23 +39,29 @@ inline double pdd_bound(double dominance, int m) {
 
 /// The host side of the y-lines of a level: the coupling equations of this rank's parts
 /// (`ends`, y_line_end_words per line) and the solution at the parts' ends (`solved`: first
-/// and last of line i at 2 i and 2 i + 1); the rest are the exchanges' buffers, kept between
+/// and last of line i at 2 i and 2 i + 1), the neighbouring ranks' unknowns next to them
+/// (`beside`: the last of the rank below and the first of the rank above, likewise; what the
+/// halo rows of the sweep's result hold); the rest are the exchanges' buffers, kept between
 /// sweeps.
 template <class T>
 struct CouplingWork {
-    std::vector<T> ends, solved;
+    std::vector<T> ends, solved, beside;
     std::vector<T> all;           ///< PPT: every rank's ends
     std::vector<T> below, above;  ///< PDD: the neighbouring ranks' ends
-    std::size_t bytes() const { return (ends.size() + solved.size() + all.size() + below.size() + above.size()) * sizeof(T); }
+    std::size_t bytes() const {
+        return (ends.size() + solved.size() + beside.size() + all.size() + below.size() + above.size()) * sizeof(T);
+    }
 };
 
 /// From the coupling equations of every line's part on this rank (w.ends, mx lines), the
-/// solution at the part's ends (w.solved), by PPT (exact) or PDD, on the host.
+/// solution at the part's ends (w.solved) and the neighbours' next to them (w.beside), by PPT
+/// (exact) or PDD, on the host.
 template <class T>
 void solve_couplings(Communicator& comm, int mx, bool pdd, CouplingWork<T>& w) {
     const int ranks = comm.size(), rank = comm.rank();
     const std::size_t words = static_cast<std::size_t>(y_line_end_words) * mx;
     w.solved.resize(2 * static_cast<std::size_t>(mx));
+    w.beside.resize(2 * static_cast<std::size_t>(mx));
     if (!pdd) {
         w.all.resize(words * ranks);
         comm.allgather(w.ends.data(), static_cast<int>(words), w.all.data());
@@ -63,7 +69,9 @@ void solve_couplings(Communicator& comm, int mx, bool pdd, CouplingWork<T>& w) {
         {
             std::vector<CrEquation<T>> reduced(2 * static_cast<std::size_t>(ranks));
 #pragma omp for schedule(static)
-            for (int i = 0; i < mx; ++i) ppt_line_ends(w.all.data(), mx, ranks, rank, i, reduced.data(), &w.solved[2 * static_cast<std::size_t>(i)]);
+            for (int i = 0; i < mx; ++i)
+                ppt_line_ends(w.all.data(), mx, ranks, rank, i, reduced.data(), &w.solved[2 * static_cast<std::size_t>(i)],
+                              &w.beside[2 * static_cast<std::size_t>(i)]);
         }
         return;
     }
@@ -74,7 +82,7 @@ void solve_couplings(Communicator& comm, int mx, bool pdd, CouplingWork<T>& w) {
     for (int i = 0; i < mx; ++i) {
         const std::size_t at = static_cast<std::size_t>(y_line_end_words) * i;
         pdd_line_ends(&w.ends[at], has_below ? &w.below[at] : nullptr, has_above ? &w.above[at] : nullptr,
-                      &w.solved[2 * static_cast<std::size_t>(i)]);
+                      &w.solved[2 * static_cast<std::size_t>(i)], &w.beside[2 * static_cast<std::size_t>(i)]);
     }
 }
 

@@ -32,6 +32,7 @@ StripDefect::StripDefect(StripBackend<CpuRank>& be, const TensorMesh& mesh, cons
 
 void StripDefect::operator()(const Vector& b, const Vector& x, Vector& d) {
     be_.refresh_halos(x);
+    be_.written(d);
     // In the strip's storage (rows 0 .. rows + 1, owned row r at r + 1): every neighbour of an
     // owned node is there, and the couplings out of the grid, which the serial defect skips, are
     // zero entries here (edge rows are identity rows, and Neumann rows have none), each adding

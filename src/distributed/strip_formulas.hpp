@@ -158,4 +158,18 @@ ADIMG_HD void y_chunk_finish(const T* a, const T* c, const T* v, const T* rv, in
     });
 }
 
+/// The halo rows of y-line i in x_out (storage rows 0 and m + 1), from the neighbours' solved end
+/// rows (`beside`: the row below at 2 i, the row above at 2 i + 1) relaxed as their owners relax
+/// them, bit for bit: x_in's halos hold the owners' x_in, and the ends are solved by the same
+/// formula on every rank. `below`, `above`: whether there is a neighbour on that side.
+template <class T>
+ADIMG_HD void y_halo_finish(const T* beside, int mx, int m, int i, bool below, bool above, const T* x_in, T* x_out,
+                            T omega) {
+    if (below) x_out[i] = relax(x_in[i], beside[2 * static_cast<std::size_t>(i)], omega);
+    if (above) {
+        const std::size_t p = static_cast<std::size_t>(m + 1) * mx + i;
+        x_out[p] = relax(x_in[p], beside[2 * static_cast<std::size_t>(i) + 1], omega);
+    }
+}
+
 }  // namespace adimg

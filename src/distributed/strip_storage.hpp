@@ -18,10 +18,16 @@ namespace adimg {
 /// are no part of the vector's value, only a cache of other ranks' values that an operation
 /// refreshes before it reads them; hence mutable: an operation that takes a vector as input may
 /// refresh them.
+///
+/// Some operations leave the halos current (a y-line sweep computes the neighbours' end rows,
+/// a fill writes what every rank writes): they stamp `halos_current` with the backend's epoch,
+/// and the next reader skips its exchange. Every other write clears the stamp: code that writes
+/// `storage` outside the backend's operations calls DistributedBackend::written.
 template <class Local, class T>
 struct StripVector {
     using value_type = T;
     mutable typename Local::template vector<T> storage;
+    mutable unsigned long long halos_current = 0;  ///< the epoch in which the halos were last made current; 0: stale
     int level = -1;  ///< the strip's level in the layout; -1 for a whole array
     int mx = 0;
     int first_row = 0;

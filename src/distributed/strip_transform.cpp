@@ -36,6 +36,7 @@ void StripTransform::apply(const Vector& in, Vector& out) {
     using Matrix = Eigen::Map<Eigen::MatrixXd>;
     using Strided = Eigen::Map<Eigen::MatrixXd, 0, Eigen::OuterStride<>>;
     using ConstStrided = Eigen::Map<const Eigen::MatrixXd, 0, Eigen::OuterStride<>>;
+    StripBackend<CpuRank>::written(out);
     const int nt = plan_.nt;
     const Eigen::OuterStride<> row_stride(plan_.mx);
     // The rows' unknowns along x as a matrix, one column per row of the strip.
