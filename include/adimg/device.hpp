@@ -32,7 +32,9 @@ using DeviceStream = CUstream_st*;
 /// Throws device_error without a usable GPU or when the memory is short.
 double* allocate_device_doubles(std::size_t n);
 void free_device_doubles(double* p) noexcept;
-/// Copies n doubles between device arrays, in order on `stream`; finished when it returns.
+/// Copies n doubles between device arrays, enqueued on `stream` (cudaMemcpyAsync): work enqueued
+/// on that stream later, a solve_device() on it among them, sees the copy; `from` must stay valid
+/// until the stream has run it.
 void copy_device_doubles(double* to, const double* from, std::size_t n, DeviceStream stream = nullptr);
 
 /// A nine-band matrix in device memory, checked on the device against the contract of GridMatrix

@@ -9,6 +9,14 @@
 #define ADIMG_HD inline
 #endif
 
+/// Unrolls the loop that follows in device code, where a small array indexed by the loop's counter
+/// then stays in registers instead of local memory; nothing on the host (GCC warns of the pragma).
+#if defined(__CUDA_ARCH__)
+#define ADIMG_UNROLL _Pragma("unroll")
+#else
+#define ADIMG_UNROLL
+#endif
+
 /// a * b and a + b rounded once each, never fused into one operation: nvcc contracts a * b + c
 /// into an fma by default, the host compiler does not, and formulas that must give the same bits
 /// on both (the assembly) use these.

@@ -406,7 +406,7 @@ private:
     static dim3 tiles(int nx, int ny) {
         return dim3((nx + kernels::tile_x - 1) / kernels::tile_x, (ny + kernels::tile_y - 1) / kernels::tile_y);
     }
-    static int blocks(std::size_t n) { return static_cast<int>(std::clamp<std::size_t>((n + 255) / 256, 1, 4 * 1024)); }
+    static int blocks(std::size_t n) { return kernels::stride_blocks(n); }
     /// A mesh's element widths and node distances on the device, for the assembly kernels.
     struct MeshOnDevice {
         vector<double> hx, hy, x_low, x_high, y_low, y_high;

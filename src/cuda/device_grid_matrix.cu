@@ -40,7 +40,7 @@ struct DeviceGridMatrix::Storage {
 namespace {
 
 /// Blocks of 256 threads for a grid-stride loop over n items.
-unsigned int blocks_for(std::size_t n) { return static_cast<unsigned int>(std::clamp<std::size_t>((n + 255) / 256, 1, 16384)); }
+int blocks_for(std::size_t n) { return kernels::stride_blocks(n, 16384); }
 
 /// A copy of device memory to the host, finished when it returns.
 template <class T>

@@ -50,7 +50,6 @@ void free_device_doubles(double* p) noexcept { cudaFree(p); }
 
 void copy_device_doubles(double* to, const double* from, std::size_t n, DeviceStream stream) {
     ADIMG_CUDA_CHECK(cudaMemcpyAsync(to, from, n * sizeof(double), cudaMemcpyDeviceToDevice, as_cuda_stream(stream)));
-    ADIMG_CUDA_CHECK(cudaStreamSynchronize(as_cuda_stream(stream)));
 }
 
 }  // namespace adimg

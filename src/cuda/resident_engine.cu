@@ -65,7 +65,6 @@ public:
 
     void set_rhs_map(const RightHandSideMap& map, std::size_t rows) override {
         rows_ = rows;
-        rhs_map_ = map;
         map_.assign(map, rows, be_.stream());
     }
 
@@ -120,7 +119,7 @@ public:
             const auto start = std::chrono::steady_clock::now();
             double* xc = x + static_cast<std::size_t>(c) * rows_;
             double null_component = 0.0;
-            const double* rhs = map_.apply(be_.launcher(), b + static_cast<std::size_t>(c) * rows_, null_component);
+            const double* rhs = map_.apply(be_.launcher(), b + static_cast<std::size_t>(c) * rows_, &null_component);
             auto load = [&](auto& v) {
                 be_.copy_in(rhs, v.b);
                 if (zero_guess)
@@ -147,8 +146,7 @@ public:
         check_device_pointer(r, "precondition_device", "r");
         check_device_pointer(z, "precondition_device", "z");
         follow(stream);
-        double null_component = 0.0;
-        const double* rhs = map_.apply(be_.launcher(), r, null_component);
+        const double* rhs = map_.apply(be_.launcher(), r);  // no null component: nothing reports it
         precondition_with([&](auto& d) { be_.copy_in(rhs, d); }, [&](const auto& result) { be_.copy_out(result, z); });
         map_.remove_mean(be_.launcher(), z);
         ADIMG_CUDA_CHECK(cudaStreamSynchronize(be_.stream()));
@@ -188,7 +186,7 @@ private:
                 } else {
                     lane->setup(recipe_->meshes);
                 }
-                lane->set_rhs_map(rhs_map_, rows_);
+                lane->set_rhs_map(map_.map(), rows_);
             }
         } catch (const device_error&) {
             lanes_.clear();  // too little device memory for the copies: one solve after another
@@ -204,8 +202,7 @@ private:
         ADIMG_CUDA_CHECK(cudaStreamWaitEvent(be_.stream(), caller_ready_, 0));
     }
 
-    ResidentMap map_;
-    RightHandSideMap rhs_map_;  ///< what map_ holds, for the lanes
+    ResidentMap map_;  ///< also what the lanes take their map from
     std::size_t rows_ = 0;
     cudaEvent_t caller_ready_ = nullptr;
     std::optional<Recipe> recipe_;

@@ -18,7 +18,7 @@ void upload_list(const std::vector<T>& host, DeviceVector<T>& device, cudaStream
         ADIMG_CUDA_CHECK(cudaMemcpyAsync(device.data(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice, stream));
 }
 
-int blocks_for(std::size_t n) { return static_cast<int>(std::clamp<std::size_t>((n + 255) / 256, 1, 4096)); }
+using kernels::stride_blocks;
 
 }  // namespace
 
@@ -48,38 +48,40 @@ void ResidentMap::assign(const RightHandSideMap& map, std::size_t n, cudaStream_
     ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream));  // the host lists go out of scope
 }
 
-const double* ResidentMap::apply(Launcher& launch, const double* b, double& null_component) {
-    null_component = 0.0;
+const double* ResidentMap::apply(Launcher& launch, const double* b, double* null_component) {
+    if (null_component) *null_component = 0.0;
     if (!map_.changes_b()) return b;
     ADIMG_CUDA_CHECK(cudaMemcpyAsync(mapped_.data(), b, n_ * sizeof(double), cudaMemcpyDeviceToDevice, launch.stream()));
     // The lift first, from the values as given; then the scaled rows.
     if (lifted_rows_)
-        launch("lift_rows kernel", kernels::lift_rows, blocks_for(lifted_rows_), 256, 0, lifts_.data(), lift_starts_.data(),
+        launch("lift_rows kernel", kernels::lift_rows, stride_blocks(lifted_rows_), 256, 0, lifts_.data(), lift_starts_.data(),
                lifted_rows_, mapped_.data());
     if (!map_.scaled_rows.empty())
-        launch("scale_rows kernel", kernels::scale_rows, blocks_for(map_.scaled_rows.size()), 256, 0, scaled_rows_.data(),
+        launch("scale_rows kernel", kernels::scale_rows, stride_blocks(map_.scaled_rows.size()), 256, 0, scaled_rows_.data(),
                scaled_diagonals_.data(), map_.scaled_rows.size(), mapped_.data());
     if (map_.constant_null_space) {
         sums(launch, mapped_.data());
-        double host[3];
-        ADIMG_CUDA_CHECK(cudaMemcpyAsync(host, sums_.data(), sizeof host, cudaMemcpyDeviceToHost, launch.stream()));
-        ADIMG_CUDA_CHECK(cudaStreamSynchronize(launch.stream()));
-        launch("subtract_mean kernel", kernels::subtract_mean, blocks_for(n_), 256, 0, sums_.data() + 3, mapped_.data(), n_);
-        null_component = adimg::null_component(host[0], host[1], host[2], n_);
+        if (null_component) {
+            double host[3];
+            ADIMG_CUDA_CHECK(cudaMemcpyAsync(host, sums_.data(), sizeof host, cudaMemcpyDeviceToHost, launch.stream()));
+            ADIMG_CUDA_CHECK(cudaStreamSynchronize(launch.stream()));
+            *null_component = adimg::null_component(host[0], host[1], host[2], n_);
+        }
+        launch("subtract_mean kernel", kernels::subtract_mean, stride_blocks(n_), 256, 0, sums_.data() + 3, mapped_.data(), n_);
     }
     return mapped_.data();
 }
 
 void ResidentMap::set_dirichlet_values(Launcher& launch, const double* mapped_b, double* x) {
     if (!map_.dirichlet_rows.empty())
-        launch("set_rows kernel", kernels::set_rows, blocks_for(map_.dirichlet_rows.size()), 256, 0, dirichlet_rows_.data(),
+        launch("set_rows kernel", kernels::set_rows, stride_blocks(map_.dirichlet_rows.size()), 256, 0, dirichlet_rows_.data(),
                map_.dirichlet_rows.size(), mapped_b, x);
 }
 
 void ResidentMap::remove_mean(Launcher& launch, double* x) {
     if (!map_.constant_null_space) return;
     sums(launch, x);
-    launch("subtract_mean kernel", kernels::subtract_mean, blocks_for(n_), 256, 0, sums_.data() + 3, x, n_);
+    launch("subtract_mean kernel", kernels::subtract_mean, stride_blocks(n_), 256, 0, sums_.data() + 3, x, n_);
 }
 
 void ResidentMap::sums(Launcher& launch, const double* x) {

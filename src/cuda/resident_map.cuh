@@ -26,9 +26,12 @@ public:
     void assign(const RightHandSideMap& map, std::size_t n, cudaStream_t stream);
 
     /// The solver's right-hand side from the caller's b (n values): b itself where the map changes
-    /// nothing, else the mapped copy. `null_component` receives what RightHandSideMap::apply
-    /// returns (reading it back is the one synchronisation).
-    const double* apply(Launcher& launch, const double* b, double& null_component);
+    /// nothing, else the mapped copy. `null_component`, unless nullptr, receives what
+    /// RightHandSideMap::apply returns (reading it back is the one synchronisation, which a caller
+    /// that does not report it, the preconditioner, spares).
+    const double* apply(Launcher& launch, const double* b, double* null_component = nullptr);
+    /// The map of the last assign().
+    const RightHandSideMap& map() const { return map_; }
     /// After the solve: x's Dirichlet rows from the mapped b (set_dirichlet_values()).
     void set_dirichlet_values(Launcher& launch, const double* mapped_b, double* x);
     /// For a pure Neumann matrix: x to zero mean (remove_mean()); nothing otherwise.

@@ -474,7 +474,7 @@ private:
                     (ny + strip_kernels::tile_y - 1) / strip_kernels::tile_y);
     }
     static dim3 line_blocks(int lines) { return dim3((lines + strip_kernels::line_threads - 1) / strip_kernels::line_threads); }
-    static int blocks(std::size_t n) { return static_cast<int>(std::clamp<std::size_t>((n + 255) / 256, 1, 4 * 1024)); }
+    static int blocks(std::size_t n) { return kernels::stride_blocks(n); }
 
     static constexpr int partial_count = 1024;
     const int device_;

@@ -217,11 +217,14 @@ protected:
             update_finest(galerkin_.back());
         }
         upload_seconds_ = seconds_since(start);  // both return once the bands are on the backend
-        for (int l = source.levels() - 2; l >= 0; --l) {
+        // Every level's split positions first (an upload returns once copied), then the products,
+        // which a device runs back to back, the host not waiting between them.
+        for (int l = 0; l + 1 < source.levels(); ++l) {
             be_.upload(source.split_x[l], galerkin_split_x_[l]);
             be_.upload(source.split_y[l], galerkin_split_y_[l]);
-            be_.galerkin_coarse(galerkin_[l + 1], galerkin_split_x_[l], galerkin_split_y_[l], galerkin_[l]);
         }
+        for (int l = source.levels() - 2; l >= 0; --l)
+            be_.galerkin_coarse(galerkin_[l + 1], galerkin_split_x_[l], galerkin_split_y_[l], galerkin_[l]);
         BackendLevels<DoubleMatrix> levels;
         for (int l = 0; l < source.levels(); ++l) {
             BackendLevel<DoubleMatrix> level{source.coarsest_level + l, &galerkin_[l], {}, {}, {}};

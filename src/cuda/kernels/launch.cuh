@@ -1,7 +1,9 @@
 #pragma once
-// What every kernel of the CUDA backend starts with, and the deterministic block sum of its
-// reductions.
+// What every kernel of the CUDA backend starts with, the deterministic block sum of its
+// reductions, and the grids of its grid-stride loops.
 
+#include <algorithm>
+#include <cstddef>
 
 namespace adimg::kernels {
 
@@ -29,6 +31,12 @@ __device__ __forceinline__ double block_sum(double value, double* sums, int t, i
         __syncthreads();
     }
     return sums[0];
+}
+
+/// Blocks of 256 threads for a grid-stride loop over n items: one per 256 items, at least 1 and
+/// at most `most` (fixed numbers, so that a reduction's block parts do not depend on the device).
+inline int stride_blocks(std::size_t n, std::size_t most = 4096) {
+    return static_cast<int>(std::clamp<std::size_t>((n + 255) / 256, 1, most));
 }
 
 /// A grid-stride loop over p < n: any grid covers any length.

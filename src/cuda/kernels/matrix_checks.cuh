@@ -5,9 +5,9 @@
 // with atomicAdd.
 
 #include "../../solver/bands_view.hpp"
-#include "../../solver/compensated_sum.hpp"
 #include "../../solver/matrix_definiteness.hpp"
 #include "../../solver/matrix_rules.hpp"
+#include "compensated_block_sum.cuh"
 #include "launch.cuh"
 
 #include <cstddef>
@@ -121,7 +121,7 @@ struct DefinitenessPart {
 /// minors are counted in *minors and the first (row * 9 + band) kept in *first_minor.
 __global__ void definiteness_parts(BandsView<double> A, Unknowns u, DefinitenessPart* parts, unsigned long long* minors,
                                    unsigned long long* first_minor) {
-    __shared__ double shared_sum[definiteness_threads], shared_correction[definiteness_threads];
+    __shared__ CompensatedSum shared[definiteness_threads];
     DefinitenessPart mine{};
     for (int j = u.j0 + blockIdx.x; j <= u.j1; j += gridDim.x)
         for (int i = u.i0 + threadIdx.x; i <= u.i1; i += blockDim.x) {
@@ -137,23 +137,14 @@ __global__ void definiteness_parts(BandsView<double> A, Unknowns u, Definiteness
                 }
             }
         }
-    // The block's sums, band by band: thread 0 adds the threads' parts in thread order.
-    const int t = threadIdx.x;
+    // The block's sums, band by band, and the magnitudes (a plain sum, no correction).
     DefinitenessPart& out = parts[blockIdx.x];
     for (int k = 0; k < 10; ++k) {
-        shared_sum[t] = k < 9 ? mine.band_sums[k].sum : mine.magnitude;
-        shared_correction[t] = k < 9 ? mine.band_sums[k].correction : 0.0;
-        __syncthreads();
-        if (t == 0) {
-            CompensatedSum total;
-            for (int s = 0; s < blockDim.x; ++s) {
-                total.add(shared_sum[s]);
-                total.add(shared_correction[s]);
-            }
-            if (k < 9) out.band_sums[k] = total;
-            else out.magnitude = total.value();
-        }
-        __syncthreads();
+        const CompensatedSum part = k < 9 ? mine.band_sums[k] : CompensatedSum{mine.magnitude, 0.0};
+        const CompensatedSum total = block_compensated_sum(part, shared);
+        if (threadIdx.x != 0) continue;
+        if (k < 9) out.band_sums[k] = total;
+        else out.magnitude = total.value();
     }
 }
 
@@ -163,12 +154,8 @@ __global__ void definiteness_total(const DefinitenessPart* parts, int count, Def
     const int k = threadIdx.x;
     CompensatedSum sum;
     for (int b = 0; b < count; ++b) {
-        if (k < 9) {
-            sum.add(parts[b].band_sums[k].sum);
-            sum.add(parts[b].band_sums[k].correction);
-        } else {
-            sum.add(parts[b].magnitude);
-        }
+        if (k < 9) add_part(sum, parts[b].band_sums[k]);
+        else sum.add(parts[b].magnitude);
     }
     if (k < 9) total->band_sums[k] = sum;
     else if (k == 9) total->magnitude = sum.value();

@@ -2,7 +2,7 @@
 // RightHandSideMap (grid.hpp) on vectors in device memory: the lift of eliminated couplings, the
 // scaling of Dirichlet rows, the Dirichlet values of x and the sums for the removal of a mean.
 
-#include "../../solver/compensated_sum.hpp"
+#include "compensated_block_sum.cuh"
 #include "launch.cuh"
 
 #include <cstddef>
@@ -61,17 +61,8 @@ __global__ void vector_sums(const double* x, std::size_t n, CompensatedSum* part
         mine[2].add(x[p] * x[p]);
     }
     for (int s = 0; s < 3; ++s) {
-        shared[threadIdx.x] = mine[s];
-        __syncthreads();
-        if (threadIdx.x == 0) {
-            CompensatedSum total;
-            for (int t = 0; t < sum_threads; ++t) {
-                total.add(shared[t].sum);
-                total.add(shared[t].correction);
-            }
-            parts[3 * blockIdx.x + s] = total;
-        }
-        __syncthreads();
+        const CompensatedSum total = block_compensated_sum(mine[s], shared);
+        if (threadIdx.x == 0) parts[3 * blockIdx.x + s] = total;
     }
 }
 
@@ -80,10 +71,7 @@ __global__ void vector_sums_total(const CompensatedSum* parts, int blocks, std::
     follow_previous_kernel();
     const int s = threadIdx.x;
     CompensatedSum total;
-    for (int b = 0; b < blocks; ++b) {
-        total.add(parts[3 * b + s].sum);
-        total.add(parts[3 * b + s].correction);
-    }
+    for (int b = 0; b < blocks; ++b) add_part(total, parts[3 * b + s]);
     sums[s] = total.value();
     if (s == 0) *mean = total.value() / static_cast<double>(n);
 }
