@@ -65,6 +65,10 @@ TEST_CASE("GPU ranks: the y-lines by PPT equal the serial line solve to 1e-13 in
     check_ppt_lines<CudaRank>();
 }
 
+TEST_CASE("GPU ranks: a y-line sweep leaves its result's halos as an exchange would, bit for bit", "[gpu][mpi]") {
+    check_sweep_halos<CudaRank>();
+}
+
 TEST_CASE("GPU ranks: PDD is taken where its bound is below rounding and is exact there, elsewhere PPT", "[gpu][mpi]") {
     check_pdd_choice<CudaRank>();
 }

@@ -23,6 +23,10 @@ TEST_CASE("the strip operations equal the CPU backend's on the whole grid", "[mp
 
 TEST_CASE("the y-lines by PPT equal the serial line solve to 1e-13 in double", "[mpi]") { check_ppt_lines<CpuRank>(); }
 
+TEST_CASE("a y-line sweep leaves its result's halos as an exchange would, bit for bit", "[mpi]") {
+    check_sweep_halos<CpuRank>();
+}
+
 TEST_CASE("PDD is taken where its bound is below rounding and is exact there, elsewhere PPT", "[mpi]") {
     check_pdd_choice<CpuRank>();
 }
