@@ -73,7 +73,14 @@ public:
         check_device_pointer(b, "solve_device", "b");
         check_device_pointer(x, "solve_device", "x");
         const int lanes = count > 1 ? ready_lanes(std::min(count, max_lanes)) : 1;
-        if (lanes == 1) return solve_in_order(b, x, 0, count, zero_guess, stream, on_step);
+        if (lanes == 1) {
+            follow(stream);
+            return solve_in_order(b, x, 0, count, zero_guess, on_step);
+        }
+        // Every lane follows the caller's stream before any lane runs: the event goes on the
+        // caller's stream, which may be the legacy one, and an operation there while another
+        // lane records its cycle would break that recording.
+        for (int l = 0; l < lanes; ++l) (l == 0 ? *this : *lanes_[static_cast<std::size_t>(l - 1)]).follow(stream);
         // Right-hand sides first .. first + share - 1 to each lane, this engine's on this thread.
         std::vector<SolveReport> reports(static_cast<std::size_t>(count));
         std::vector<std::exception_ptr> failures(static_cast<std::size_t>(lanes));
@@ -87,7 +94,7 @@ public:
             try {
                 CudaEngine& lane = l == 0 ? *this : *lanes_[static_cast<std::size_t>(l - 1)];
                 const int first = count * l / lanes, last = count * (l + 1) / lanes;
-                std::vector<SolveReport> part = lane.solve_in_order(b, x, first, last, zero_guess, stream, serialised);
+                std::vector<SolveReport> part = lane.solve_in_order(b, x, first, last, zero_guess, serialised);
                 std::move(part.begin(), part.end(), reports.begin() + first);
             } catch (...) {
                 failures[static_cast<std::size_t>(l)] = std::current_exception();
@@ -109,10 +116,9 @@ public:
     }
 
     /// Solves for right-hand sides first .. last - 1 (at b + c n, into x + c n) one after another on
-    /// this engine's stream.
+    /// this engine's stream, which follows the caller's already (follow()).
     std::vector<SolveReport> solve_in_order(const double* b, double* x, int first, int last, bool zero_guess,
-                                            DeviceStream stream, const StepCallback& on_step) {
-        follow(stream);
+                                            const StepCallback& on_step) {
         std::vector<SolveReport> reports;
         reports.reserve(static_cast<std::size_t>(last - first));
         for (int c = first; c < last; ++c) {
