@@ -29,8 +29,9 @@
 // is the median of --repeats setups and solves after one warm-up of both; a row whose warm-up
 // took longer than --budget seconds is measured once more only (runs = 1 in the row). A solve that
 // does not converge is reported from its warm-up (runs = 0), and the solver is not tried on the
-// finer levels of that case (status skipped) unless --keep-going is given. --max-iterations caps
-// the Krylov iterations or multigrid cycles of the hypre peers (default 500).
+// finer levels of that case (status skipped) unless --keep-going is given; --failed
+// CASE:SOLVER:LEVEL,... says the same of an earlier run (a level group of its own tolerance).
+// --max-iterations caps the Krylov iterations or multigrid cycles of the iterative peers (default 500).
 
 #include <adimg/error.hpp>
 #include <adimg/grid.hpp>
@@ -897,7 +898,7 @@ void write_file(const std::string& path, const std::string& text) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string cases = "U1,A2,A5", levels = "8,9,10", solvers, json_path;
+    std::string cases = "U1,A2,A5", levels = "8,9,10", solvers, json_path, failed_before;
     int repeats = 3;
     double budget = 5.0;
     Settings settings;
@@ -926,6 +927,7 @@ int main(int argc, char** argv) {
         else if (key == "--backend") settings.backend = value;
         else if (key == "--tol") settings.tol = std::stod(value);
         else if (key == "--max-iterations") settings.max_iterations = std::stoi(value);
+        else if (key == "--failed") failed_before = value;
         else {
             std::fprintf(stderr, "peer_bench: unknown option %s (see the comment at the top of bench/peers/peer_bench.cpp)\n", key.c_str());
             return 2;
@@ -988,6 +990,11 @@ int main(int argc, char** argv) {
         for (const std::string& name : split(cases, ',')) {
             const CaseSpec spec = builtin_case(name);
             std::map<std::string, int> failed_at;  // solver -> the level where it did not converge
+            for (const std::string& item : split(failed_before, ',')) {
+                const std::vector<std::string> parts = split(item, ':');
+                if (parts.size() != 3) throw input_error("--failed takes CASE:SOLVER:LEVEL items, not '" + item + "'");
+                if (parts[0] == spec.name) failed_at[parts[1]] = std::stoi(parts[2]);
+            }
             std::vector<int> level_list;
             for (const std::string& level_text : split(levels, ',')) level_list.push_back(std::stoi(level_text));
             std::sort(level_list.begin(), level_list.end());
@@ -1078,9 +1085,10 @@ int main(int argc, char** argv) {
                     std::snprintf(head, sizeof head,
                                   "  {\"case\": \"%s\", \"level\": %d, \"unknowns\": %lld, \"solver\": \"%s\", \"backend\": \"%s\", "
                                   "\"threads\": %d, \"precision\": \"%s\", \"status\": \"%s\", \"iterations\": \"%s\", \"outer\": %d, "
-                                  "\"inner_cycles\": %d, \"process\": \"%s\", ",
+                                  "\"inner_cycles\": %d, \"process\": \"%s\", \"tol\": %.3g, ",
                                   p.name.c_str(), p.level, p.mesh.nodes(), e->name.c_str(), backend.c_str(), threads, peer->precision().c_str(),
-                                  outcome.status.c_str(), outcome.iterations.c_str(), outcome.outer, outcome.inner_cycles, program_name().c_str());
+                                  outcome.status.c_str(), outcome.iterations.c_str(), outcome.outer, outcome.inner_cycles, program_name().c_str(),
+                                  settings.tol);
                     const std::string row = head + ("\"digits\": " + num(digits, "%.4f") + ", \"matrix_ms\": " + num(matrix_ms, "%.6f") +
                                                     ", \"setup_ms\": " + num(setup_ms, "%.6f") +
                                                     ", \"ms\": " + num(solve_ms, "%.6f") + ", \"total_ms\": " + num(total_ms, "%.6f") +
