@@ -34,7 +34,11 @@ void amgx_check(AMGX_RC rc, const char* what) {
 class AmgxPeer : public Peer {
 public:
     explicit AmgxPeer(AmgxAmg amg) : amg_(amg) {}
-    ~AmgxPeer() override { release(); }
+    ~AmgxPeer() override {
+        release();
+        if (resources_) AMGX_resources_destroy(resources_);
+        if (config_) AMGX_config_destroy(config_);
+    }
     std::string backend() const override { return "cuda"; }
     int threads() const override { return 0; }
 
@@ -43,8 +47,13 @@ public:
         max_iterations_ = s.max_iterations;
         tol_ = s.tol;
         n_ = static_cast<int>(p.A.rows());
-        AMGX_CALL(AMGX_config_create(&config_, amgx_config(amg_, s).c_str()));
-        AMGX_CALL(AMGX_resources_create_simple(&resources_, config_));
+        // The configuration and AmgX's resources (its handles and streams on the GPU) once per
+        // peer, at the first setup (the warm-up): a user makes them once per process, as hypre's
+        // HYPRE_Init, outside the times too.
+        if (!resources_) {
+            AMGX_CALL(AMGX_config_create(&config_, amgx_config(amg_, s).c_str()));
+            AMGX_CALL(AMGX_resources_create_simple(&resources_, config_));
+        }
         // The matrix object: CSR on the host from adimg's bands, then AmgX's copy on the device.
         const auto t0 = clock_type::now();
         const Csr<int> csr(p.A, false);
@@ -87,9 +96,7 @@ private:
         if (A_) AMGX_matrix_destroy(A_);
         if (b_) AMGX_vector_destroy(b_);
         if (x_) AMGX_vector_destroy(x_);
-        if (resources_) AMGX_resources_destroy(resources_);
-        if (config_) AMGX_config_destroy(config_);
-        solver_ = nullptr, A_ = nullptr, b_ = x_ = nullptr, resources_ = nullptr, config_ = nullptr;
+        solver_ = nullptr, A_ = nullptr, b_ = x_ = nullptr;
     }
 
     AmgxAmg amg_;
