@@ -706,7 +706,11 @@ void cudart_check(cudaError_t e, const char* what) {
 /// in setup, the two triangular solves per solve; b and x from pinned host memory.
 class CudssPeer : public DirectPeer {
 public:
-    ~CudssPeer() override { release(); }
+    ~CudssPeer() override {
+        release();
+        if (config_) cudssConfigDestroy(config_);
+        if (handle_) cudssDestroy(handle_);
+    }
     std::string backend() const override { return "cuda"; }
     int threads() const override { return 0; }
 
@@ -728,8 +732,12 @@ private:
         cudart_check(cudaMemcpy(d_rowp_, rowp.data(), (n_ + 1) * sizeof(int), cudaMemcpyHostToDevice), "cudaMemcpy");
         cudart_check(cudaMemcpy(d_coli_, coli.data(), nnz_ * sizeof(int), cudaMemcpyHostToDevice), "cudaMemcpy");
         cudart_check(cudaMemcpy(d_vals_, vals.data(), nnz_ * sizeof(double), cudaMemcpyHostToDevice), "cudaMemcpy");
-        cudss_check(cudssCreate(&handle_), "cudssCreate");
-        cudss_check(cudssConfigCreate(&config_), "cudssConfigCreate");
+        // cuDSS's handle and configuration once per peer, at the warm-up's setup (a user makes them
+        // once per process); the data (analysis, factor) at every setup.
+        if (!handle_) {
+            cudss_check(cudssCreate(&handle_), "cudssCreate");
+            cudss_check(cudssConfigCreate(&config_), "cudssConfigCreate");
+        }
         cudss_check(cudssDataCreate(handle_, &data_), "cudssDataCreate");
         const int64_t n = static_cast<int64_t>(n_);
 #if CUDSS_VERSION_MAJOR >= 1  // the offsets got a type of their own in cuDSS 1.0
@@ -759,12 +767,10 @@ private:
         if (b_) cudssMatrixDestroy(b_);
         if (x_) cudssMatrixDestroy(x_);
         if (data_) cudssDataDestroy(handle_, data_);
-        if (config_) cudssConfigDestroy(config_);
-        if (handle_) cudssDestroy(handle_);
         for (void* q : {static_cast<void*>(d_rowp_), static_cast<void*>(d_coli_), static_cast<void*>(d_vals_), static_cast<void*>(d_b_),
                         static_cast<void*>(d_x_)})
             cudaFree(q);
-        A_ = b_ = x_ = nullptr, data_ = nullptr, config_ = nullptr, handle_ = nullptr;
+        A_ = b_ = x_ = nullptr, data_ = nullptr;
         d_rowp_ = d_coli_ = nullptr, d_vals_ = d_b_ = d_x_ = nullptr;
     }
     std::size_t n_ = 0, nnz_ = 0;
