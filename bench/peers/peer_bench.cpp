@@ -696,7 +696,12 @@ std::string hypre_description() {
 
 #if defined(ADIMG_PEER_CUDSS)
 void cudss_check(cudssStatus_t s, const char* what) {
-    if (s != CUDSS_STATUS_SUCCESS) throw std::runtime_error(std::string(what) + ": cuDSS status " + std::to_string(static_cast<int>(s)));
+    if (s == CUDSS_STATUS_SUCCESS) return;
+    // Named, so that a row's note says why (ALLOC_FAILED: the factor does not fit on the GPU).
+    const char* names[] = {"SUCCESS", "NOT_INITIALIZED", "ALLOC_FAILED", "INVALID_VALUE", "NOT_SUPPORTED", "EXECUTION_FAILED", "INTERNAL_ERROR"};
+    const int code = static_cast<int>(s);
+    throw std::runtime_error(std::string(what) + ": cuDSS status " + std::to_string(code) +
+                             (code >= 0 && code < 7 ? std::string(" (CUDSS_STATUS_") + names[code] + ")" : std::string()));
 }
 void cudart_check(cudaError_t e, const char* what) {
     if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
