@@ -60,8 +60,72 @@ def save_figure(plt, fig, path, title, bottom=0.0):
 
 
 # The order of solvers in the peer tables; others follow in the order of the run.
-PEER_ORDER = ["adimg", "adimg-1t", "adimg-rediscretized", "hypre-pcg-smg", "hypre-pcg-pfmg", "hypre-smg", "hypre-pfmg",
-              "hypre-boomeramg", "hypre-pcg-boomeramg", "eigen-ldlt", "cholmod", "cudss"]
+HYPRE_SOLVERS = ["pcg-smg", "pcg-pfmg", "smg", "pfmg", "boomeramg", "pcg-boomeramg"]
+PEER_ORDER = (["adimg", "adimg-1t", "adimg-rediscretized"] + [f"hypre-{s}" for s in HYPRE_SOLVERS] +
+              [f"hypre3-{s}" for s in HYPRE_SOLVERS] + ["amgx-pcg-classical", "amgx-pcg-aggregation", "eigen-ldlt", "cholmod", "cudss"])
+# What the ratio tables compare, and their names: time to solution first (the headline).
+PEER_FIELDS = (("total_ms", "time to solution (matrix object, setup and solve, from host arrays)"), ("ms", "solve time"))
+
+
+def reference_name(r):
+    """The adimg row a peer's ratio is taken against: the one measured in the same process. A row
+    of a program beside peer_bench (peer_bench_amgx, ...) has its own, adimg@<tag>."""
+    process = r.get("process", "peer_bench")
+    return "adimg" if process == "peer_bench" else "adimg@" + process[len("peer_bench_"):]
+
+
+def peer_notes(rows, keys, ok, reference):
+    """The facts a reader of a peer table must not have to dig for: which solves did not converge
+    and why, which peers beat adimg on a row, and whether adimg is at least twice as fast as every
+    converged peer at time to solution at L = 12, with where the time goes where it is not."""
+    out = []
+    failed = [r for r in rows if r.get("status") not in ("converged", "skipped")]
+    out.append("### Solves that did not converge\n")
+    if failed:
+        out += [f"- {r['solver']} on {r['case']} at L = {r['level']}: {r['status']}"
+                f"{', ' + r['iterations'] + ' iterations' if r.get('iterations') not in (None, '-') else ''}"
+                f"{': ' + r['note'] if r.get('note') else ''}" for r in failed]
+        skipped = sorted({(r["solver"], r["case"]) for r in rows if r.get("status") == "skipped"})
+        if skipped:
+            out.append("- not run on the finer levels of the case after that (skipped): " +
+                       ", ".join(f"{s} on {c}" for s, c in skipped))
+    else:
+        out.append("- none: every solver converged on every case and level it ran.")
+    out.append("")
+    out.append("### Where a peer is faster than adimg\n")
+    wins = []
+    for c, L in keys:
+        for r in rows:
+            if r["case"] != c or r["level"] != L or r["solver"].startswith("adimg") or not ok(r):
+                continue
+            a = reference(r)
+            for field, title in PEER_FIELDS:
+                if ok(a) and a.get(field) and r.get(field) is not None and r[field] < a[field]:
+                    wins.append(f"- {r['solver']} on {c} at L = {L}: {title.split(' (')[0]} {r[field]:.1f} ms against "
+                                f"adimg's {a[field]:.1f} ms ({a['solver']}, ratio {r[field] / a[field]:.2f})")
+    out += wins or ["- none: adimg is faster than every converged peer on every row, in time to solution and in solve time."]
+    out.append("")
+    levels12 = [k for k in keys if k[1] == 12]
+    if levels12:
+        out.append("### Time to solution at L = 12: adimg at least 2x faster than every converged peer?\n")
+        out.append("| case | slowest margin: peer | peer ms | adimg ms | ratio | met | where the peer's and adimg's time goes "
+                   "(matrix object / rest of setup / solve, ms) |")
+        out.append("|---|---|---|---|---|---|---|")
+        for c, L in levels12:
+            peers = [r for r in rows if r["case"] == c and r["level"] == L and not r["solver"].startswith("adimg") and ok(r)
+                     and ok(reference(r)) and r.get("total_ms")]
+            if not peers:
+                out.append(f"| {c} | - | - | - | - | - | no converged peer |")
+                continue
+            for r in sorted(peers, key=lambda r: r["total_ms"] / reference(r)["total_ms"]):
+                a = reference(r)
+                q = r["total_ms"] / a["total_ms"]
+                split = lambda x: (f"{x.get('matrix_ms') or 0:.1f} / {x['setup_ms'] - (x.get('matrix_ms') or 0):.1f} / "
+                                   f"{x['ms']:.1f}")
+                out.append(f"| {c} | {r['solver']} | {r['total_ms']:.1f} | {a['total_ms']:.1f} | {q:.2f} | {'yes' if q >= 2 else '**no**'} | "
+                           f"{r['solver']}: {split(r)}; {a['solver']}: {split(a)} |")
+        out.append("")
+    return out
 
 
 def peers_section(folder, stamp):
@@ -76,6 +140,7 @@ def peers_section(folder, stamp):
             keys.append((r["case"], r["level"]))
     keys.sort(key=lambda k: (CASES.index(k[0]) if k[0] in CASES else 99, k[1]))
     ok = lambda r: r is not None and r.get("status") == "converged"
+    reference = lambda r: find(rows, case=r["case"], level=r["level"], solver=reference_name(r))
     runs = sorted({r["runs"] for r in rows if ok(r)})
     out = ["## adimg and its peers, side by side\n",
            f"Libraries: {stamp.get('libraries', '?').replace(';', '; ')}. BLAS: {stamp.get('blas', '?')}. "
@@ -85,9 +150,12 @@ def peers_section(folder, stamp):
            f"{stamp.get('tolerance') or '1e-8'} by the "
            "solver's own measure (hypre's PCG recomputes b - A x before it stops). `relative defect` is b - A x recomputed in "
            "double after the solve. Setup runs from adimg's nine-band host arrays to a solver ready to solve (the library's "
-           "matrix, copies to the device, coarse levels or the factorisation); solve runs from b on the host to x on the host. "
+           "matrix object, `matrix ms`, included: conversion, copy to the device, assembly; then coarse levels or the "
+           "factorisation); solve runs from b on the host to x on the host. Time to solution is setup + solve: what a user "
+           "with the matrix in host arrays waits for. "
            f"Medians of {'/'.join(str(n) for n in runs)} runs after a warm-up (1 run for a row whose warm-up took over 5 s). "
-           "A ratio is the peer's time over adimg's in this run: above 1, adimg is faster. `threads`: the CPU threads a "
+           "A ratio is the peer's time over adimg's, measured in the same process (a program beside peer_bench has its own "
+           "adimg row, `adimg@<tag>`): above 1, adimg is faster. `threads`: the CPU threads a "
            "solver used (hypre from a distribution: one MPI rank without OpenMP; CHOLMOD: those of its BLAS); `gpu`: on the "
            "device. A solver that does not converge is shown from its warm-up and not run on the finer levels of that case "
            "(skipped).\n"]
@@ -104,47 +172,54 @@ def peers_section(folder, stamp):
         return f"{r[field] / a[field]:.2f}"
 
     # On the CPU the peers run on one thread (a distribution's hypre has no OpenMP, Eigen's solver
-    # is sequential): the ratios to adimg on one thread come first, those to adimg on all cores next.
+    # is sequential): the ratios to adimg on one thread come first, those to adimg on all cores next
+    # (or to the adimg of the peer's own process).
     references = [r for r in (ref1, ref) if r]
-    for field, title in (("total_ms", "total time (setup + solve)"), ("ms", "solve time")):
-        for reference in references:
-            label = "adimg on one thread" if reference == ref1 else ("adimg on all cores" if ref1 else "adimg")
-            others = [s for s in solvers if s not in (ref, ref1)]
-            out.append(f"### Ratio of {title} to {label} (`{reference}`)\n")
-            out.append(f"| case | L | N | {reference} ms | " + " | ".join(others) + " |")
+    others = [s for s in solvers if not s.startswith("adimg")]
+    for field, title in PEER_FIELDS:
+        for reference_solver in references:
+            label = "adimg on one thread" if reference_solver == ref1 else ("adimg on all cores" if ref1 else "adimg of the same process")
+            out.append(f"### Ratio of {title} to {label}\n")
+            out.append(f"| case | L | N | adimg ms | " + " | ".join(others) + " |")
             out.append("|---|---|---|---|" + "---|" * len(others))
             for c, L in keys:
-                a = find(rows, case=c, level=L, solver=reference)
+                a = find(rows, case=c, level=L, solver=ref)
                 n = next(r["unknowns"] for r in rows if r["case"] == c and r["level"] == L)
-                cells = [cell_ratio(find(rows, case=c, level=L, solver=s), a, field) for s in others]
+                cells = []
+                for s in others:
+                    r = find(rows, case=c, level=L, solver=s)
+                    against = find(rows, case=c, level=L, solver=reference_solver) if reference_solver == ref1 else (reference(r) if r else None)
+                    cells.append(cell_ratio(r, against, field))
                 out.append(f"| {c} | {L} | {n} | {a[field]:.1f} | " + " | ".join(cells) + " |" if ok(a) else
                            f"| {c} | {L} | {n} | - | " + " | ".join(cells) + " |")
             out.append("")
+    out += peer_notes(rows, keys, ok, reference)
 
     out.append("### Every solve\n")
-    out.append("| case | L | N | solver | backend | threads | status | iterations | setup ms | solve ms | total ms | "
-               "total / adimg | solve / adimg | " + ("total / adimg-1t | " if ref1 else "") +
-               "relative defect | L2 error | L2 error, relative difference to adimg |")
-    out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|" + ("---|" if ref1 else "") + "---|---|---|")
+    out.append("| case | L | N | solver | backend | threads | status | iterations | matrix ms | setup ms | solve ms | to solution ms | "
+               "to solution / adimg | solve / adimg | " + ("to solution / adimg-1t | " if ref1 else "") +
+               "relative defect | L2 error | L2 error, relative difference to adimg | note |")
+    out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|" + ("---|" if ref1 else "") + "---|---|---|---|")
     fmt = lambda v, f: "-" if v is None else format(v, f)
     for c, L in keys:
-        a = find(rows, case=c, level=L, solver=ref)
         a1 = find(rows, case=c, level=L, solver=ref1) if ref1 else None
         for s in solvers:
             r = find(rows, case=c, level=L, solver=s)
             if r is None:
                 continue
+            a = reference(r)
             threads = r.get("threads")
             threads = "-" if threads is None else ("gpu" if threads == 0 else str(threads))
             diff = "-"
             if ok(r) and ok(a) and r.get("l2_error") and a.get("l2_error"):
                 diff = f"{abs(r['l2_error'] - a['l2_error']) / a['l2_error']:.1e}"
             line = (f"| {c} | {L} | {r['unknowns']} | {s} | {r['backend']} | {threads} | {r['status']} | {r.get('iterations', '-')} | "
-                    f"{fmt(r.get('setup_ms'), '.2f')} | {fmt(r.get('ms'), '.2f')} | {fmt(r.get('total_ms'), '.2f')} | "
-                    f"{cell_ratio(r, a, 'total_ms')} | {cell_ratio(r, a, 'ms')} | ")
+                    f"{fmt(r.get('matrix_ms'), '.2f')} | {fmt(r.get('setup_ms'), '.2f')} | {fmt(r.get('ms'), '.2f')} | "
+                    f"{fmt(r.get('total_ms'), '.2f')} | {cell_ratio(r, a, 'total_ms')} | {cell_ratio(r, a, 'ms')} | ")
             if ref1:
                 line += f"{cell_ratio(r, a1, 'total_ms')} | "
-            line += f"{fmt(r.get('relative_defect'), '.1e')} | {fmt(r.get('l2_error'), '.7e')} | {diff} |"
+            line += (f"{fmt(r.get('relative_defect'), '.1e')} | {fmt(r.get('l2_error'), '.7e')} | {diff} | "
+                     f"{(r.get('note') or '').replace('|', '/')} |")
             out.append(line)
     out.append("")
     # How far each converged solution's L2 error lies from adimg's: the algebraic error left at
@@ -161,31 +236,39 @@ def peers_section(folder, stamp):
                     agree += 1
     out.append(f"L2 errors of converged solves within 1e-5 (relative) of adimg's: {agree} of {agree + len(apart)}" +
                (f"; further apart: {', '.join(apart)}." if apart else ".") + "\n")
+    out += peer_plots(folder, stamp, rows, keys, solvers, ok)
+    return out
 
+
+def peer_plots(folder, stamp, rows, keys, solvers, ok):
+    """Per case, time to solution and solve time against unknowns, log-log, a line per solver
+    (the adimg@<tag> rows of the other processes left out: they repeat adimg's line)."""
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-        markers = "os^vD<>ph*xP"
-        for c in [c for c in CASES if any(k[0] == c for k in keys)]:
-            fig, axes = plt.subplots(1, 2, figsize=(12.5, 4.2))
-            for ax, field, title in ((axes[0], "total_ms", "setup + solve"), (axes[1], "ms", "solve")):
-                for i, s in enumerate(solvers):
-                    pts = sorted((r["unknowns"], r[field]) for r in rows if r["case"] == c and r["solver"] == s and ok(r))
-                    if pts:
-                        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=markers[i % len(markers)],
-                                linestyle="-" if s.startswith("adimg") else "--", linewidth=2.2 if s == ref else 1.2, label=s)
-                ax.set_xscale("log")
-                ax.set_yscale("log")
-                ax.set_xlabel("unknowns N")
-                ax.set_ylabel("ms")
-                ax.set_title(f"{c}: {title}", fontsize=9)
-                ax.grid(True, which="both", alpha=0.3)
-            axes[1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
-            fig.suptitle(f"{stamp.get('gpu') if stamp.get('backend') == 'cuda' else stamp.get('cpu', '')}", fontsize=8)
-            out.append(save_figure(plt, fig, folder / f"peers-{c}.png", c))
     except ImportError:
-        out.append("(matplotlib is not installed: no plots)\n")
+        return ["(matplotlib is not installed: no plots)\n"]
+    out = []
+    markers = "os^vD<>ph*xP"
+    shown = [s for s in solvers if "@" not in s]
+    for c in [c for c in CASES if any(k[0] == c for k in keys)]:
+        fig, axes = plt.subplots(1, 2, figsize=(12.5, 4.2))
+        for ax, field, title in ((axes[0], "total_ms", "time to solution (matrix object, setup, solve)"), (axes[1], "ms", "solve")):
+            for i, s in enumerate(shown):
+                pts = sorted((r["unknowns"], r[field]) for r in rows if r["case"] == c and r["solver"] == s and ok(r))
+                if pts:
+                    ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=markers[i % len(markers)],
+                            linestyle="-" if s.startswith("adimg") else "--", linewidth=2.2 if s == "adimg" else 1.2, label=s)
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_xlabel("unknowns N")
+            ax.set_ylabel("ms")
+            ax.set_title(f"{c}: {title}", fontsize=9)
+            ax.grid(True, which="both", alpha=0.3)
+        axes[1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
+        fig.suptitle(f"{stamp.get('gpu') if stamp.get('backend') == 'cuda' else stamp.get('cpu', '')}", fontsize=8)
+        out.append(save_figure(plt, fig, folder / f"peers-{c}.png", c))
     return out
 
 

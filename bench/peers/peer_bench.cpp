@@ -29,8 +29,9 @@
 // is the median of --repeats setups and solves after one warm-up of both; a row whose warm-up
 // took longer than --budget seconds is measured once more only (runs = 1 in the row). A solve that
 // does not converge is reported from its warm-up (runs = 0), and the solver is not tried on the
-// finer levels of that case (status skipped) unless --keep-going is given. --max-iterations caps
-// the Krylov iterations or multigrid cycles of the hypre peers (default 500).
+// finer levels of that case (status skipped) unless --keep-going is given; --failed
+// CASE:SOLVER:LEVEL,... says the same of an earlier run (a level group of its own tolerance).
+// --max-iterations caps the Krylov iterations or multigrid cycles of the iterative peers (default 500).
 
 #include <adimg/error.hpp>
 #include <adimg/grid.hpp>
@@ -39,6 +40,11 @@
 #include <adimg/pinned_memory.hpp>
 #include <adimg/problems.hpp>
 #include <adimg/solver.hpp>
+
+#include "peer.hpp"
+#if defined(ADIMG_PEER_AMGX)
+#include "amgx_peer.hpp"
+#endif
 
 #include <Eigen/SparseCholesky>
 
@@ -80,11 +86,9 @@
 #endif
 
 using namespace adimg;
+using namespace adimg_peers;
 
 namespace {
-
-using clock_type = std::chrono::steady_clock;
-double ms_since(clock_type::time_point t0) { return std::chrono::duration<double, std::milli>(clock_type::now() - t0).count(); }
 
 std::vector<std::string> split(const std::string& text, char sep) {
     std::vector<std::string> out;
@@ -94,42 +98,6 @@ std::vector<std::string> split(const std::string& text, char sep) {
         if (!item.empty()) out.push_back(item);
     return out;
 }
-
-/// One system: a built-in case at a level, as adimg assembles it.
-struct Problem {
-    std::string name;
-    int level = 0;
-    TensorMesh mesh;
-    PolynomialProblem pde;
-    NineBands<double> A;
-    std::vector<double> b;
-    double b_norm = 0.0;
-};
-
-/// How one solve ended, in the solver's own terms.
-struct Outcome {
-    std::string status = "converged";  // converged, max_iterations, failed, ... (adimg's names where they apply)
-    std::string iterations = "-";      // "12"; adimg: "outer:inner"; a direct solver: "-"
-    int outer = 0, inner_cycles = 0;
-    std::string note;
-};
-
-struct Settings {
-    double tol = 1e-10;
-    int max_iterations = 500;  // Krylov iterations, or cycles of a standalone multigrid
-    std::string backend = "cpu";
-};
-
-/// A solver under test: set up on a problem, then solve b (zero initial guess) into x.
-class Peer {
-public:
-    virtual ~Peer() = default;
-    virtual void setup(const Problem& p, const Settings& s) = 0;
-    virtual Outcome solve(const double* b, double* x) = 0;
-    virtual std::string backend() const { return "cpu"; }
-    virtual int threads() const { return 1; }
-    virtual std::string precision() const { return "double"; }
-};
 
 /// r = b - A x in double, for the problem's matrix; returns ||r|| / ||b||.
 double residual(const Problem& p, const double* b, const double* x, double* r) {
@@ -202,7 +170,11 @@ public:
         if (rediscretized_) {
             solver_->setup(rediscretized_hierarchy(builtin_case(p.name), p.level, o.coarse_level));
         } else {
-            solver_->setup(GridMatrix(Grid::from_mesh(p.mesh), p.A));
+            // The user's path: a GridMatrix from host arrays (its checks included), then setup.
+            const auto t0 = clock_type::now();
+            const GridMatrix matrix(Grid::from_mesh(p.mesh), p.A);
+            matrix_ms_ = ms_since(t0);
+            solver_->setup(matrix);
         }
     }
     Outcome solve(const double* b, double* x) override {
@@ -214,6 +186,7 @@ public:
         o.outer = r.outer_iterations;
         o.inner_cycles = r.inner_cycles;
         if (r.fell_back_to_double) o.note = "fell back to double";
+        if (!r.ok()) o.note += (o.note.empty() ? "" : "; ") + r.message;
         return o;
     }
     std::string backend() const override { return to_string(kind_); }
@@ -286,31 +259,16 @@ public:
 private:
     void factor(const Problem& p) override {
         release();
-        // The lower triangle by columns (stype -1): column q holds rows p >= q.
+        const auto t0 = clock_type::now();
+        // The lower triangle by columns (stype -1): column q holds rows r >= q, which by symmetry
+        // are the entries of row q on and above the diagonal, the upper triangle by rows.
         const std::size_t n = p.A.rows();
-        const int mx = p.A.mx;
-        std::size_t nnz = 0;
-        for (int k = 4; k < 9; ++k)
-            for (std::size_t r = 0; r < n; ++r) nnz += p.A(k, r) != 0.0;
-        A_ = cholmod_allocate_sparse(n, n, nnz, 1, 1, -1, CHOLMOD_REAL, &c_);
-        auto* colp = static_cast<int*>(A_->p);
-        auto* rowi = static_cast<int*>(A_->i);
-        auto* val = static_cast<double*>(A_->x);
-        std::size_t at = 0;
-        for (std::size_t q = 0; q < n; ++q) {
-            colp[q] = static_cast<int>(at);
-            // Entries (r, q) with r >= q: the couplings of node q with C, E, NW, N, NE (row r = q + offset),
-            // which by symmetry are the entries of row q in those bands.
-            for (int k : {4, 5, 6, 7, 8}) {
-                const double v = p.A(k, q);
-                if (v == 0.0) continue;
-                const long long r = static_cast<long long>(q) + band_dx(k) + static_cast<long long>(band_dy(k)) * mx;
-                rowi[at] = static_cast<int>(r);
-                val[at] = v;
-                ++at;
-            }
-        }
-        colp[n] = static_cast<int>(at);
+        const Csr<int> upper(p.A, true);
+        A_ = cholmod_allocate_sparse(n, n, upper.nonzeros(), 1, 1, -1, CHOLMOD_REAL, &c_);
+        std::copy(upper.row_start.begin(), upper.row_start.end(), static_cast<int*>(A_->p));
+        std::copy(upper.column.begin(), upper.column.end(), static_cast<int*>(A_->i));
+        std::copy(upper.value.begin(), upper.value.end(), static_cast<double*>(A_->x));
+        matrix_ms_ = ms_since(t0);
         L_ = cholmod_analyze(A_, &c_);
         cholmod_factorize(A_, L_, &c_);
         ok_ = c_.status == CHOLMOD_OK;
@@ -462,6 +420,7 @@ protected:
         o.iterations = std::to_string(its);
         o.status = !std::isfinite(rel) ? "non_finite" : (rel < tol_ ? "converged" : "max_iterations");
         if (o.status != "converged" && its < max_iterations_) o.status = "stagnated";
+        if (o.status != "converged") o.note = shortfall("hypre's ||r||/||b||", rel, its, tol_);
         return o;
     }
     int max_iterations_ = 0;
@@ -478,6 +437,7 @@ public:
     void setup(const Problem& p, const Settings& s) override {
         release();
         n_ = p.A.rows();
+        const auto t0 = clock_type::now();
         HYPRE_Int lower[2] = {0, 0}, upper[2] = {p.A.mx - 1, p.A.my - 1};
         HYPRE_CALL(HYPRE_StructGridCreate(hypre_comm, 2, &grid_));
         HYPRE_CALL(HYPRE_StructGridSetExtents(grid_, lower, upper));
@@ -498,6 +458,8 @@ public:
             HYPRE_CALL(HYPRE_StructMatrixSetBoxValues(A_, lower, upper, 1, &k, band.data()));
         }
         HYPRE_CALL(HYPRE_StructMatrixAssemble(A_));
+        hypre_sync();
+        matrix_ms_ = ms_since(t0);
         for (HYPRE_StructVector* v : {&b_, &x_}) {
             HYPRE_CALL(HYPRE_StructVectorCreate(hypre_comm, grid_, v));
             HYPRE_CALL(HYPRE_StructVectorInitialize(*v));
@@ -610,25 +572,18 @@ public:
         release();
         n_ = p.A.rows();
         const HYPRE_BigInt last = static_cast<HYPRE_BigInt>(n_) - 1;
-        // The nonzeros of adimg's matrix, row by row (the zero couplings into boundary nodes left out).
+        const auto t0 = clock_type::now();
+        // The nonzeros of adimg's matrix, row by row (the zero couplings into boundary nodes left
+        // out), and the row numbers and lengths that IJ takes with them.
+        const Csr<HYPRE_BigInt> csr(p.A, false);
         std::vector<HYPRE_Int> ncols(n_);
-        std::vector<HYPRE_BigInt> rows(n_), cols;
-        std::vector<double> vals;
-        cols.reserve(9 * n_);
-        vals.reserve(9 * n_);
-        const int mx = p.A.mx;
+        std::vector<HYPRE_BigInt> rows(n_);
         for (std::size_t r = 0; r < n_; ++r) {
             rows[r] = static_cast<HYPRE_BigInt>(r);
-            HYPRE_Int count = 0;
-            for (int k = 0; k < 9; ++k) {
-                const double v = p.A(k, r);
-                if (v == 0.0) continue;
-                cols.push_back(static_cast<HYPRE_BigInt>(static_cast<long long>(r) + band_dx(k) + static_cast<long long>(band_dy(k)) * mx));
-                vals.push_back(v);
-                ++count;
-            }
-            ncols[r] = count;
+            ncols[r] = static_cast<HYPRE_Int>(csr.row_start[r + 1] - csr.row_start[r]);
         }
+        const std::vector<HYPRE_BigInt>& cols = csr.column;
+        const std::vector<double>& vals = csr.value;
         const HYPRE_MemoryLocation where = hypre_on_gpu ? HYPRE_MEMORY_DEVICE : HYPRE_MEMORY_HOST;
         HYPRE_CALL(HYPRE_IJMatrixCreate(hypre_comm, 0, last, 0, last, &A_));
         HYPRE_CALL(HYPRE_IJMatrixSetObjectType(A_, HYPRE_PARCSR));
@@ -646,6 +601,8 @@ public:
             HYPRE_CALL(HYPRE_IJMatrixAssemble(A_));
         }
         HYPRE_CALL(HYPRE_IJMatrixGetObject(A_, reinterpret_cast<void**>(&parA_)));
+        hypre_sync();
+        matrix_ms_ = ms_since(t0);
         indices_.resize(n_);
         indices_.from_host(rows.data(), n_);
         values_.resize(n_);
@@ -712,6 +669,9 @@ private:
 };
 
 /// hypre's version and how it was built, for the stamp.
+/// hypre's release, "2.26.0" (HYPRE_config.h), for the solvers' descriptions.
+std::string hypre_version() { return HYPRE_RELEASE_VERSION; }
+
 std::string hypre_description() {
     char* version = nullptr;
     HYPRE_Version(&version);
@@ -736,7 +696,12 @@ std::string hypre_description() {
 
 #if defined(ADIMG_PEER_CUDSS)
 void cudss_check(cudssStatus_t s, const char* what) {
-    if (s != CUDSS_STATUS_SUCCESS) throw std::runtime_error(std::string(what) + ": cuDSS status " + std::to_string(static_cast<int>(s)));
+    if (s == CUDSS_STATUS_SUCCESS) return;
+    // Named, so that a row's note says why (ALLOC_FAILED: the factor does not fit on the GPU).
+    const char* names[] = {"SUCCESS", "NOT_INITIALIZED", "ALLOC_FAILED", "INVALID_VALUE", "NOT_SUPPORTED", "EXECUTION_FAILED", "INTERNAL_ERROR"};
+    const int code = static_cast<int>(s);
+    throw std::runtime_error(std::string(what) + ": cuDSS status " + std::to_string(code) +
+                             (code >= 0 && code < 7 ? std::string(" (CUDSS_STATUS_") + names[code] + ")" : std::string()));
 }
 void cudart_check(cudaError_t e, const char* what) {
     if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
@@ -746,7 +711,11 @@ void cudart_check(cudaError_t e, const char* what) {
 /// in setup, the two triangular solves per solve; b and x from pinned host memory.
 class CudssPeer : public DirectPeer {
 public:
-    ~CudssPeer() override { release(); }
+    ~CudssPeer() override {
+        release();
+        if (config_) cudssConfigDestroy(config_);
+        if (handle_) cudssDestroy(handle_);
+    }
     std::string backend() const override { return "cuda"; }
     int threads() const override { return 0; }
 
@@ -754,21 +723,12 @@ private:
     void factor(const Problem& p) override {
         release();
         n_ = p.A.rows();
-        const int mx = p.A.mx;
-        // Upper triangle by rows: row r holds the columns r + offset of bands C, E, NW, N, NE.
-        std::vector<int> rowp(n_ + 1), coli;
-        std::vector<double> vals;
-        for (std::size_t r = 0; r < n_; ++r) {
-            rowp[r] = static_cast<int>(coli.size());
-            for (int k : {4, 5, 6, 7, 8}) {
-                const double v = p.A(k, r);
-                if (v == 0.0) continue;
-                coli.push_back(static_cast<int>(static_cast<long long>(r) + band_dx(k) + static_cast<long long>(band_dy(k)) * mx));
-                vals.push_back(v);
-            }
-        }
-        rowp[n_] = static_cast<int>(coli.size());
-        nnz_ = coli.size();
+        const auto t0 = clock_type::now();
+        const Csr<int> upper(p.A, true);
+        const std::vector<int>& rowp = upper.row_start;
+        const std::vector<int>& coli = upper.column;
+        const std::vector<double>& vals = upper.value;
+        nnz_ = upper.nonzeros();
         cudart_check(cudaMalloc(&d_rowp_, (n_ + 1) * sizeof(int)), "cudaMalloc");
         cudart_check(cudaMalloc(&d_coli_, nnz_ * sizeof(int)), "cudaMalloc");
         cudart_check(cudaMalloc(&d_vals_, nnz_ * sizeof(double)), "cudaMalloc");
@@ -777,8 +737,12 @@ private:
         cudart_check(cudaMemcpy(d_rowp_, rowp.data(), (n_ + 1) * sizeof(int), cudaMemcpyHostToDevice), "cudaMemcpy");
         cudart_check(cudaMemcpy(d_coli_, coli.data(), nnz_ * sizeof(int), cudaMemcpyHostToDevice), "cudaMemcpy");
         cudart_check(cudaMemcpy(d_vals_, vals.data(), nnz_ * sizeof(double), cudaMemcpyHostToDevice), "cudaMemcpy");
-        cudss_check(cudssCreate(&handle_), "cudssCreate");
-        cudss_check(cudssConfigCreate(&config_), "cudssConfigCreate");
+        // cuDSS's handle and configuration once per peer, at the warm-up's setup (a user makes them
+        // once per process); the data (analysis, factor) at every setup.
+        if (!handle_) {
+            cudss_check(cudssCreate(&handle_), "cudssCreate");
+            cudss_check(cudssConfigCreate(&config_), "cudssConfigCreate");
+        }
         cudss_check(cudssDataCreate(handle_, &data_), "cudssDataCreate");
         const int64_t n = static_cast<int64_t>(n_);
 #if CUDSS_VERSION_MAJOR >= 1  // the offsets got a type of their own in cuDSS 1.0
@@ -790,6 +754,7 @@ private:
                                          CUDSS_MTYPE_SPD, CUDSS_MVIEW_UPPER, CUDSS_BASE_ZERO),
                     "cudssMatrixCreateCsr");
 #endif
+        matrix_ms_ = ms_since(t0);
         cudss_check(cudssMatrixCreateDn(&b_, n, 1, n, d_b_, CUDA_R_64F, CUDSS_LAYOUT_COL_MAJOR), "cudssMatrixCreateDn");
         cudss_check(cudssMatrixCreateDn(&x_, n, 1, n, d_x_, CUDA_R_64F, CUDSS_LAYOUT_COL_MAJOR), "cudssMatrixCreateDn");
         cudss_check(cudssExecute(handle_, CUDSS_PHASE_ANALYSIS, config_, data_, A_, x_, b_), "cudss analysis");
@@ -807,12 +772,10 @@ private:
         if (b_) cudssMatrixDestroy(b_);
         if (x_) cudssMatrixDestroy(x_);
         if (data_) cudssDataDestroy(handle_, data_);
-        if (config_) cudssConfigDestroy(config_);
-        if (handle_) cudssDestroy(handle_);
         for (void* q : {static_cast<void*>(d_rowp_), static_cast<void*>(d_coli_), static_cast<void*>(d_vals_), static_cast<void*>(d_b_),
                         static_cast<void*>(d_x_)})
             cudaFree(q);
-        A_ = b_ = x_ = nullptr, data_ = nullptr, config_ = nullptr, handle_ = nullptr;
+        A_ = b_ = x_ = nullptr, data_ = nullptr;
         d_rowp_ = d_coli_ = nullptr, d_vals_ = d_b_ = d_x_ = nullptr;
     }
     std::size_t n_ = 0, nnz_ = 0;
@@ -827,39 +790,67 @@ private:
 
 // --- the table ----------------------------------------------------------------------------------
 
+// peer_bench holds adimg, hypre (the system's or HYPRE_CUDA_DIR's), Eigen and CHOLMOD; each
+// further GPU library is a program of its own (CMakeLists.txt: peer_bench_amgx, peer_bench_hypre3,
+// peer_bench_cudss), so that one that is missing or clashes (two hypre versions) stops no other.
+// Such a program measures adimg too, as "adimg@<tag>": its peers' ratios are taken against the
+// adimg of their own process.
+#if !defined(ADIMG_PEERS_TAG)
+#define ADIMG_PEERS_TAG ""
+#endif
+#if !defined(ADIMG_HYPRE_NAME)
+#define ADIMG_HYPRE_NAME "hypre"  // the prefix of the hypre solvers' names: hypre3 for hypre 3.x beside 2.26
+#endif
+const std::string program_tag = ADIMG_PEERS_TAG;
+std::string program_name() { return program_tag.empty() ? "peer_bench" : "peer_bench_" + program_tag; }
+
 struct Entry {
-    const char* name;
-    const char* what;
+    std::string name;
+    std::string what;
     std::function<std::unique_ptr<Peer>(const Settings&)> make;
 };
 
 std::vector<Entry> registry() {
     std::vector<Entry> r;
     auto kind = [](const Settings& s) { return parse_backend(s.backend); };
-    r.push_back({"adimg", "adimg, mixed precision, ADI, digits:2; Galerkin levels from the matrix; all threads",
+    const bool main_program = program_tag.empty();
+    r.push_back({main_program ? "adimg" : "adimg@" + program_tag,
+                 "adimg, mixed precision, ADI, digits:2; Galerkin levels from the matrix; all threads" +
+                     std::string(main_program ? "" : "; the reference of this program's peers"),
                  [=](const Settings& s) { return std::make_unique<AdimgPeer>(kind(s), 0, false); }});
-    r.push_back({"adimg-1t", "adimg on the CPU with one OpenMP thread",
-                 [](const Settings&) { return std::make_unique<AdimgPeer>(BackendKind::cpu, 1, false); }});
-    r.push_back({"adimg-rediscretized", "adimg with the case's levels assembled one by one (the CLI's path)",
-                 [=](const Settings& s) { return std::make_unique<AdimgPeer>(kind(s), 0, true); }});
+    if (main_program) {
+        r.push_back({"adimg-1t", "adimg on the CPU with one OpenMP thread",
+                     [](const Settings&) { return std::make_unique<AdimgPeer>(BackendKind::cpu, 1, false); }});
+        r.push_back({"adimg-rediscretized", "adimg with the case's levels assembled one by one (the CLI's path)",
+                     [=](const Settings& s) { return std::make_unique<AdimgPeer>(kind(s), 0, true); }});
+    }
 #if defined(ADIMG_PEER_HYPRE)
     using K = HypreStructPeer::Kind;
-    r.push_back({"hypre-smg", "hypre Struct SMG", [](const Settings&) { return std::make_unique<HypreStructPeer>(K::smg, false); }});
-    r.push_back({"hypre-pfmg", "hypre Struct PFMG", [](const Settings&) { return std::make_unique<HypreStructPeer>(K::pfmg, false); }});
-    r.push_back({"hypre-pcg-smg", "hypre Struct PCG, one SMG V-cycle as preconditioner",
+    const std::string hypre = ADIMG_HYPRE_NAME, version = " (" + hypre_version() + ")";
+    r.push_back({hypre + "-smg", "hypre Struct SMG" + version, [](const Settings&) { return std::make_unique<HypreStructPeer>(K::smg, false); }});
+    r.push_back({hypre + "-pfmg", "hypre Struct PFMG" + version, [](const Settings&) { return std::make_unique<HypreStructPeer>(K::pfmg, false); }});
+    r.push_back({hypre + "-pcg-smg", "hypre Struct PCG, one SMG V-cycle as preconditioner" + version,
                  [](const Settings&) { return std::make_unique<HypreStructPeer>(K::smg, true); }});
-    r.push_back({"hypre-pcg-pfmg", "hypre Struct PCG, one PFMG V-cycle as preconditioner",
+    r.push_back({hypre + "-pcg-pfmg", "hypre Struct PCG, one PFMG V-cycle as preconditioner" + version,
                  [](const Settings&) { return std::make_unique<HypreStructPeer>(K::pfmg, true); }});
-    r.push_back({"hypre-boomeramg", "hypre BoomerAMG through IJ", [](const Settings&) { return std::make_unique<HypreBoomerPeer>(false); }});
-    r.push_back({"hypre-pcg-boomeramg", "hypre ParCSR PCG, one BoomerAMG V-cycle as preconditioner",
+    r.push_back({hypre + "-boomeramg", "hypre BoomerAMG through IJ" + version,
+                 [](const Settings&) { return std::make_unique<HypreBoomerPeer>(false); }});
+    r.push_back({hypre + "-pcg-boomeramg", "hypre ParCSR PCG, one BoomerAMG V-cycle as preconditioner" + version,
                  [](const Settings&) { return std::make_unique<HypreBoomerPeer>(true); }});
 #endif
-    r.push_back({"eigen-ldlt", "Eigen SimplicialLDLT (adimg::direct_solve)", [](const Settings&) { return std::make_unique<EigenPeer>(); }});
+    if (main_program)
+        r.push_back({"eigen-ldlt", "Eigen SimplicialLDLT (adimg::direct_solve)", [](const Settings&) { return std::make_unique<EigenPeer>(); }});
 #if defined(ADIMG_PEER_CHOLMOD)
     r.push_back({"cholmod", "SuiteSparse CHOLMOD", [](const Settings&) { return std::make_unique<CholmodPeer>(); }});
 #endif
 #if defined(ADIMG_PEER_CUDSS)
     r.push_back({"cudss", "NVIDIA cuDSS", [](const Settings&) { return std::make_unique<CudssPeer>(); }});
+#endif
+#if defined(ADIMG_PEER_AMGX)
+    r.push_back({"amgx-pcg-classical", "AmgX PCG, one classical AMG V-cycle (PMIS) as preconditioner (PCG_CLASSICAL_V_JACOBI.json)",
+                 [](const Settings&) { return make_amgx_peer(AmgxAmg::classical); }});
+    r.push_back({"amgx-pcg-aggregation", "AmgX PCG, one aggregation AMG V-cycle as preconditioner (PCG_AGGREGATION_JACOBI.json)",
+                 [](const Settings&) { return make_amgx_peer(AmgxAmg::aggregation); }});
 #endif
     return r;
 }
@@ -881,6 +872,9 @@ std::string about() {
     cudssGetProperty(MINOR_VERSION, &minor);
     cudssGetProperty(PATCH_LEVEL, &patch);
     text += "\ncuDSS " + std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+#endif
+#if defined(ADIMG_PEER_AMGX)
+    text += "\n" + amgx_description();
 #endif
     return text;
 }
@@ -915,7 +909,7 @@ void write_file(const std::string& path, const std::string& text) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string cases = "U1,A2,A5", levels = "8,9,10", solvers, json_path;
+    std::string cases = "U1,A2,A5", levels = "8,9,10", solvers, json_path, failed_before;
     int repeats = 3;
     double budget = 5.0;
     Settings settings;
@@ -944,6 +938,7 @@ int main(int argc, char** argv) {
         else if (key == "--backend") settings.backend = value;
         else if (key == "--tol") settings.tol = std::stod(value);
         else if (key == "--max-iterations") settings.max_iterations = std::stoi(value);
+        else if (key == "--failed") failed_before = value;
         else {
             std::fprintf(stderr, "peer_bench: unknown option %s (see the comment at the top of bench/peers/peer_bench.cpp)\n", key.c_str());
             return 2;
@@ -951,7 +946,7 @@ int main(int argc, char** argv) {
     }
     const std::vector<Entry> all = registry();
     if (list) {
-        for (const Entry& e : all) std::printf("%-20s %s\n", e.name, e.what);
+        for (const Entry& e : all) std::printf("%-20s %s\n", e.name.c_str(), e.what.c_str());
         return 0;
     }
     if (solvers.empty())
@@ -979,6 +974,9 @@ int main(int argc, char** argv) {
 #endif
     std::fprintf(stderr, "peer_bench: %s\n", hypre_description().c_str());
 #endif
+#if defined(ADIMG_PEER_AMGX)
+    const AmgxLibrary amgx;
+#endif
 
     int status = 0;
     try {
@@ -988,12 +986,26 @@ int main(int argc, char** argv) {
             if (it == all.end()) throw input_error("solver '" + name + "' is not in this build (peer_bench --list)");
             chosen.push_back(&*it);
         }
-        std::printf("| case | L | N | solver | backend | threads | status | iterations | setup ms | solve ms | total ms | runs | "
-                    "relative defect | L2 error |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        // "matrix ms" is part of "setup ms"; "to solution ms" is setup + solve.
+        std::printf("| case | L | N | solver | backend | threads | status | iterations | matrix ms | setup ms | solve ms | to solution ms | runs | "
+                    "relative defect | L2 error |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         std::string json = "[\n";
+        // The rows so far, as a complete JSON file after every row: a run cut off by a time limit,
+        // or a library that crashes the process, still leaves the rows measured before.
+        auto write_json = [&] {
+            if (json_path.empty()) return;
+            std::string text = json;
+            if (text.size() > 2) text.erase(text.size() - 2, 1);
+            write_file(json_path, text + "]\n");
+        };
         for (const std::string& name : split(cases, ',')) {
             const CaseSpec spec = builtin_case(name);
             std::map<std::string, int> failed_at;  // solver -> the level where it did not converge
+            for (const std::string& item : split(failed_before, ',')) {
+                const std::vector<std::string> parts = split(item, ':');
+                if (parts.size() != 3) throw input_error("--failed takes CASE:SOLVER:LEVEL items, not '" + item + "'");
+                if (parts[0] == spec.name) failed_at[parts[1]] = std::stoi(parts[2]);
+            }
             std::vector<int> level_list;
             for (const std::string& level_text : split(levels, ',')) level_list.push_back(std::stoi(level_text));
             std::sort(level_list.begin(), level_list.end());
@@ -1015,18 +1027,20 @@ int main(int argc, char** argv) {
                     std::unique_ptr<Peer> peer = e->make(settings);
                     if (failed_at.count(e->name)) {
                         // It did not converge on a coarser level of this case: not tried again.
-                        std::printf("| %s | %d | %lld | %s | %s | - | skipped | - | - | - | - | 0 | - | - |\n", p.name.c_str(), p.level,
-                                    p.mesh.nodes(), e->name, peer->backend().c_str());
+                        std::printf("| %s | %d | %lld | %s | %s | - | skipped | - | - | - | - | - | 0 | - | - |\n", p.name.c_str(), p.level,
+                                    p.mesh.nodes(), e->name.c_str(), peer->backend().c_str());
                         char row[512];
                         std::snprintf(row, sizeof row,
                                       "  {\"case\": \"%s\", \"level\": %d, \"unknowns\": %lld, \"solver\": \"%s\", \"backend\": \"%s\", "
-                                      "\"status\": \"skipped\", \"runs\": 0, \"note\": \"did not converge at L = %d\"},\n",
-                                      p.name.c_str(), p.level, p.mesh.nodes(), e->name, peer->backend().c_str(), failed_at[e->name]);
+                                      "\"process\": \"%s\", \"status\": \"skipped\", \"runs\": 0, \"note\": \"did not converge at L = %d\"},\n",
+                                      p.name.c_str(), p.level, p.mesh.nodes(), e->name.c_str(), peer->backend().c_str(), program_name().c_str(),
+                                      failed_at[e->name]);
                         json += row;
+                        write_json();
                         continue;
                     }
-                    std::fprintf(stderr, "%s L=%d %s ...\n", p.name.c_str(), p.level, e->name);
-                    std::vector<double> setups, solves;
+                    std::fprintf(stderr, "%s L=%d %s ...\n", p.name.c_str(), p.level, e->name.c_str());
+                    std::vector<double> setups, solves, matrices;
                     Outcome outcome;
                     std::string error;
                     try {
@@ -1035,6 +1049,7 @@ int main(int argc, char** argv) {
                             auto t0 = clock_type::now();
                             peer->setup(p, settings);
                             setups.push_back(ms_since(t0));
+                            matrices.push_back(peer->matrix_ms());
                             t0 = clock_type::now();
                             outcome = peer->solve(b.data(), x.data());
                             solves.push_back(ms_since(t0));
@@ -1043,7 +1058,7 @@ int main(int argc, char** argv) {
                         // A solve that did not converge is reported from its warm-up (runs = 0).
                         if (outcome.status == "converged") {
                             const bool slow = setups.back() + solves.back() > budget * 1e3;
-                            setups.clear(), solves.clear();
+                            setups.clear(), solves.clear(), matrices.clear();
                             for (int r = 0; r < (slow ? 1 : std::max(1, repeats)); ++r) once();
                         }
                     } catch (const std::exception& ex) {
@@ -1051,20 +1066,23 @@ int main(int argc, char** argv) {
                         outcome = Outcome{};
                         outcome.status = "failed";
                         outcome.note = error;
-                        std::fprintf(stderr, "  %s: %s\n", e->name, error.c_str());
+                        std::fprintf(stderr, "  %s: %s\n", e->name.c_str(), error.c_str());
                     }
                     const std::vector<double> xs(x.begin(), x.end());
                     const bool have_x = error.empty();
                     const double defect = have_x ? relative_defect(p, xs) : std::nan("");
                     const double l2 = have_x ? relative_l2_error(p.mesh, p.pde, xs) : std::nan("");
                     if (!std::isfinite(defect) && outcome.status == "converged") outcome.status = "non_finite";
+                    // Time to solution: setup (the matrix object included) and solve, what a user with
+                    // the matrix in host arrays waits for.
                     const double setup_ms = median(setups), solve_ms = median(solves), total_ms = setup_ms + solve_ms;
+                    const double matrix_ms = median(matrices);
                     const int runs = outcome.status == "converged" ? static_cast<int>(solves.size()) : 0;  // 0: the warm-up
                     const std::string backend = peer->backend();
                     const int threads = peer->threads();
-                    std::printf("| %s | %d | %lld | %s | %s | %s | %s | %s | %.3f | %.3f | %.3f | %d | %.2e | %.7e |\n", p.name.c_str(),
-                                p.level, p.mesh.nodes(), e->name, backend.c_str(), threads > 0 ? std::to_string(threads).c_str() : "gpu",
-                                outcome.status.c_str(), outcome.iterations.c_str(), setup_ms, solve_ms, total_ms, runs, defect, l2);
+                    std::printf("| %s | %d | %lld | %s | %s | %s | %s | %s | %.3f | %.3f | %.3f | %.3f | %d | %.2e | %.7e |\n", p.name.c_str(),
+                                p.level, p.mesh.nodes(), e->name.c_str(), backend.c_str(), threads > 0 ? std::to_string(threads).c_str() : "gpu",
+                                outcome.status.c_str(), outcome.iterations.c_str(), matrix_ms, setup_ms, solve_ms, total_ms, runs, defect, l2);
                     std::fflush(stdout);
                     const double digits = defect > 0 ? -std::log10(defect) : 0.0;
                     // JSON has no NaN: a value that could not be measured is null.
@@ -1078,22 +1096,23 @@ int main(int argc, char** argv) {
                     std::snprintf(head, sizeof head,
                                   "  {\"case\": \"%s\", \"level\": %d, \"unknowns\": %lld, \"solver\": \"%s\", \"backend\": \"%s\", "
                                   "\"threads\": %d, \"precision\": \"%s\", \"status\": \"%s\", \"iterations\": \"%s\", \"outer\": %d, "
-                                  "\"inner_cycles\": %d, ",
-                                  p.name.c_str(), p.level, p.mesh.nodes(), e->name, backend.c_str(), threads, peer->precision().c_str(),
-                                  outcome.status.c_str(), outcome.iterations.c_str(), outcome.outer, outcome.inner_cycles);
-                    const std::string row = head + ("\"digits\": " + num(digits, "%.4f") + ", \"setup_ms\": " + num(setup_ms, "%.6f") +
+                                  "\"inner_cycles\": %d, \"process\": \"%s\", \"tol\": %.3g, ",
+                                  p.name.c_str(), p.level, p.mesh.nodes(), e->name.c_str(), backend.c_str(), threads, peer->precision().c_str(),
+                                  outcome.status.c_str(), outcome.iterations.c_str(), outcome.outer, outcome.inner_cycles, program_name().c_str(),
+                                  settings.tol);
+                    const std::string row = head + ("\"digits\": " + num(digits, "%.4f") + ", \"matrix_ms\": " + num(matrix_ms, "%.6f") +
+                                                    ", \"setup_ms\": " + num(setup_ms, "%.6f") +
                                                     ", \"ms\": " + num(solve_ms, "%.6f") + ", \"total_ms\": " + num(total_ms, "%.6f") +
                                                     ", \"runs\": " + std::to_string(runs) + ", \"relative_defect\": " + num(defect, "%.6e") +
                                                     ", \"l2_error\": " + num(l2, "%.10e") + ", \"note\": \"" + json_escape(outcome.note) + "\"},\n");
                     json += row;
+                    write_json();
                     if (!error.empty()) status = 1;
                     if (outcome.status != "converged" && !keep_going) failed_at[e->name] = p.level;
                 }
             }
         }
-        if (json.size() > 2) json.erase(json.size() - 2, 1);
-        json += "]\n";
-        if (!json_path.empty()) write_file(json_path, json);
+        write_json();
     } catch (const std::exception& e) {
         std::fprintf(stderr, "peer_bench: %s\n", e.what());
         status = 3;

@@ -1,0 +1,36 @@
+// NVIDIA AmgX as a peer of adimg (bench/peers/README.md, "AmgX"): PCG with one V-cycle of AmgX's
+// classical AMG or of its aggregation AMG as the preconditioner, in AmgX's double mode on the GPU
+// (dDDI), given the matrix from host arrays like every other peer. Compiled into
+// peer_bench_amgx only (a program of its own, so that peer_bench never needs libamgxsh).
+#pragma once
+
+#include "peer.hpp"
+
+#include <memory>
+#include <string>
+
+namespace adimg_peers {
+
+enum class AmgxAmg { classical, aggregation };
+
+/// AmgX's configuration for a run (JSON, AmgX's config_version 2): the shipped
+/// src/configs/PCG_CLASSICAL_V_JACOBI.json or PCG_AGGREGATION_JACOBI.json with the run's stop
+/// and iteration limit and AmgX's own printing off.
+std::string amgx_config(AmgxAmg amg, const Settings& s);
+
+std::unique_ptr<Peer> make_amgx_peer(AmgxAmg amg);
+
+/// AMGX_initialize for the life of the object (once per process, before any AmgX peer), and
+/// AMGX_finalize after.
+class AmgxLibrary {
+public:
+    AmgxLibrary();
+    ~AmgxLibrary();
+    AmgxLibrary(const AmgxLibrary&) = delete;
+    AmgxLibrary& operator=(const AmgxLibrary&) = delete;
+};
+
+/// AmgX's version and build, for the stamp.
+std::string amgx_description();
+
+}  // namespace adimg_peers
