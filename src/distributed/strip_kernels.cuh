@@ -128,13 +128,19 @@ __global__ void y_line_fill(const T* ra, const T* rc, T* rv, int mx, int chunks,
     store_lines(shared + 2 * words, rv, mx, rows, first);
 }
 
-/// One thread per chunk: filled in and relaxed into x_out.
+/// One thread per chunk: filled in and relaxed into x_out; the first and last chunks' threads
+/// also relax the halo rows next to them from the neighbours' ends (`beside`, y_halo_finish).
 template <class T>
-__global__ void y_chunk_finish(const T* a, const T* c, const T* v, const T* rv, int mx, int m, int chunks,
-                               const T* __restrict__ x_in, T* __restrict__ x_out, T omega) {
+__global__ void y_chunk_finish(const T* a, const T* c, const T* v, const T* rv, const T* __restrict__ beside, int mx,
+                               int m, int chunks, bool below, bool above, const T* __restrict__ x_in,
+                               T* __restrict__ x_out, T omega) {
     kernels::follow_previous_kernel();
     const int t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t < mx * chunks) adimg::y_chunk_finish(a, c, v, rv, mx, m, chunks, t % mx, t / mx, x_in, x_out, omega);
+    if (t >= mx * chunks) return;
+    const int i = t % mx, k = t / mx;
+    adimg::y_chunk_finish(a, c, v, rv, mx, m, chunks, i, k, x_in, x_out, omega);
+    if (k == 0 || k == chunks - 1)
+        adimg::y_halo_finish(beside, mx, m, i, below && k == 0, above && k == chunks - 1, x_in, x_out, omega);
 }
 
 }  // namespace adimg::strip_kernels
