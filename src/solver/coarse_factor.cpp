@@ -94,7 +94,8 @@ void CoarseFactor::inverse(double* rows) const {
 #pragma omp parallel for schedule(dynamic) reduction(&& : finite)
     for (Eigen::Index first = 0; first < n_; first += block) {
         const Eigen::Index width = std::min(block, n_ - first);
-        const Eigen::MatrixXd unit = Eigen::MatrixXd::Identity(n_, n_).middleCols(first, width);
+        Eigen::MatrixXd unit = Eigen::MatrixXd::Zero(n_, width);  // columns first .. of the identity
+        unit.middleRows(first, width).setIdentity();
         const Eigen::MatrixXd solved = cholesky_ ? Eigen::MatrixXd(cholesky_->solve(unit)) : Eigen::MatrixXd(lu_->transpose().solve(unit));
         finite = finite && solved.allFinite();
         out.middleRows(first, width) = solved.transpose();
