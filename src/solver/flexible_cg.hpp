@@ -97,6 +97,16 @@ public:
             be_.axpy_ratio(rz_, pq_, -scale_, *p_, x_);  // back to the last finite iterate
             return false;
         }
+        if (next > wild_growth * norm) {
+            // A step that multiplies the defect by a thousand or more (a preconditioner that is far
+            // from positive definite, e.g. a cycle that diverges) would throw an iterate away:
+            // undone, and counted as a step without progress, from a fresh direction.
+            be_.axpy_ratio(rz_, pq_, -scale_, *p_, x_);
+            be_.axpy_ratio(rz_, pq_, 1.0, *q_, r_);
+            have_direction_ = false;
+            next = norm;
+            return true;
+        }
         std::swap(pq_, pq_previous_);
         have_direction_ = true;
         return true;
@@ -132,8 +142,21 @@ public:
         restart();
         return be_.norm2(r_);
     }
+    /// The recurrence's r checked against the computed defect b - A x (in z, which the next step
+    /// overwrites): where their norms differ by more than a factor of 2 (the recurrence has
+    /// drifted), the computed one takes r's place, the directions kept (residual replacement).
+    /// Returns the norm to trust.
+    double replaced(double next) {
+        be_.defect(A_, b_, x_, z_);
+        const double computed = be_.norm2(z_);
+        if (computed <= 2.0 * next && next <= 2.0 * computed) return next;
+        be_.copy(z_, r_);
+        scale_ = 1.0;
+        return computed;
+    }
 
 private:
+    static constexpr double wild_growth = 1e3;
     Backend& be_;
     const typename Backend::template matrix<Outer>& A_;
     const Vector& b_;

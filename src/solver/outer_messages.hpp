@@ -125,11 +125,11 @@ inline std::string stagnation_cause(const SolverOptions& o, bool fell_back, bool
            (gained > 6.0 ? ", or SolverOptions::digits asks for more than double resolves for this matrix" : "");
 }
 
-/// The note of a failed solve that hands back its guess (or x = 0 from a zero guess) because no
-/// iterate had a smaller defect.
+/// The note of a failed solve that hands back its guess (or x = 0 from a zero guess) because the
+/// last iterate's defect is larger than the guess's (earlier iterates are not kept).
 inline std::string guess_returned(bool zero_guess) {
-    return zero_guess ? "; x = 0 is returned, as no iterate had a smaller defect than the zero guess"
-                      : "; the initial guess is returned, as no iterate had a smaller defect";
+    return zero_guess ? "; x = 0 is returned, as the last iterate's defect is larger than the zero guess's"
+                      : "; the initial guess is returned, as the last iterate's defect is larger than the guess's";
 }
 
 /// The refusal of a right-hand side whose norm lies below double's normal range.

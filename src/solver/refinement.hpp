@@ -149,6 +149,7 @@ public:
     }
     void restart() {}
     double confirmed(double next) const { return next; }  // d is b - A x, computed
+    double replaced(double next) const { return next; }
 
 private:
     Backend& be_;
