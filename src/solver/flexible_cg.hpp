@@ -142,18 +142,6 @@ public:
         restart();
         return be_.norm2(r_);
     }
-    /// The recurrence's r checked against the computed defect b - A x (in z, which the next step
-    /// overwrites): where their norms differ by more than a factor of 2 (the recurrence has
-    /// drifted), the computed one takes r's place, the directions kept (residual replacement).
-    /// Returns the norm to trust.
-    double replaced(double next) {
-        be_.defect(A_, b_, x_, z_);
-        const double computed = be_.norm2(z_);
-        if (computed <= 2.0 * next && next <= 2.0 * computed) return next;
-        be_.copy(z_, r_);
-        scale_ = 1.0;
-        return computed;
-    }
 
 private:
     static constexpr double wild_growth = 1e3;

@@ -104,11 +104,6 @@ struct MultigridTerms {
 ///   restart()            x and d were set from outside (after a fallback): start afresh from them
 ///   confirmed(next)      the defect norm to trust when `next` meets the stop target (a method
 ///                        whose d is a recurrence recomputes b - A x into d here)
-///   replaced(next)       every confirm_every steps: the defect norm to trust, b - A x put in the
-///                        place of a recurrence that has drifted from it, the directions kept
-/// Every this many outer steps a method's defect is recomputed as b - A x (confirmed()).
-constexpr int confirm_every = 50;
-
 template <class Backend, class Outer, class Method, class Matrix, class Terms = MultigridTerms>
 Answer outer_loop(Backend& be, Matrix& A, const typename Backend::template vector<Outer>& b,
                   typename Backend::template vector<Outer>& x, typename Backend::template vector<Outer>& d,
@@ -200,19 +195,7 @@ Answer outer_loop(Backend& be, Matrix& A, const typename Backend::template vecto
             }
             return fail(SolveStatus::non_finite, terms.non_finite(options, report, use_fallback));
         }
-        // A recurrence's defect drifts from b - A x over many steps (flexible CG with a cycle that
-        // is not symmetric in the arithmetic it runs in): the stop trusts only the computed one,
-        // and a long solve checks the recurrence against it every confirm_every steps.
-        if (next <= target) {
-            next = method.confirmed(next);
-        } else if (report.outer_iterations % confirm_every == 0) {
-            const double computed = method.replaced(next);
-            if (computed != next) {  // progress counts from the computed defect, not the drifted ones
-                best = computed;
-                steps_since_progress = 0;
-            }
-            next = computed;
-        }
+        if (next <= target) next = method.confirmed(next);
         step.defect = next;
         step.rate = next / norm;
         report.history.push_back(step);

@@ -149,7 +149,6 @@ public:
     }
     void restart() {}
     double confirmed(double next) const { return next; }  // d is b - A x, computed
-    double replaced(double next) const { return next; }
 
 private:
     Backend& be_;
