@@ -64,6 +64,19 @@ TEST_CASE("A case stacked in y (weak scaling): its widths those of the case, rep
     CHECK(std::abs(std::accumulate(three.y.widths.begin(), three.y.widths.end(), 0.0) - 3.0) < 1e-14);
     CHECK_NOTHROW(adimg::split_positions(tall.mesh(3).y, three.y));  // each level refines the one below
     CHECK_THROWS_WITH(adimg::stacked(a2, 0), Catch::Contains("copies must be in 1..1024"));
+    // Two copies in each direction: each direction's first copy turns its graded end to the edge
+    // (A2's x-layer is at the high end, mirrored to 0), so every layer lies on the domain's edges.
+    const adimg::CaseSpec four = adimg::stacked(a2, 2, 2);
+    CHECK(four.name == "A2-stack2x2");
+    const adimg::TensorMesh square = four.mesh(4);
+    CHECK(square.mx() == 33);
+    CHECK(square.my() == 33);
+    CHECK(std::equal(one.x.widths.rbegin(), one.x.widths.rend(), square.x.widths.begin()));
+    CHECK(std::equal(one.x.widths.begin(), one.x.widths.end(), square.x.widths.begin() + 16));
+    CHECK(std::equal(one.y.widths.begin(), one.y.widths.end(), square.y.widths.begin()));
+    CHECK(std::equal(one.y.widths.rbegin(), one.y.widths.rend(), square.y.widths.begin() + 16));
+    CHECK(square.x.widths.front() == one.x.smallest_width());
+    CHECK(square.x.widths.back() == one.x.smallest_width());
     CHECK_THROWS_WITH(adimg::stacked(adimg::builtin_case("U1"), 2).mesh(15),
                       Catch::Contains("the most that 32-bit node indices hold") && Catch::Contains("fewer copies"));
     CHECK(adimg::stacked(adimg::builtin_case("U1"), 4).mesh(14).nodes() == 16385LL * 65537LL);
@@ -77,7 +90,16 @@ TEST_CASE("A case stacked in y (weak scaling): its widths those of the case, rep
     CHECK(r.output.find("domain    [0, 1] x [0, 3]\n") != std::string::npos);
     r = run_cli("solve --case U1 --level 4 --stack 0");
     CHECK(r.status == 2);
-    CHECK(r.output.find("--stack 0 is outside 1..1024") != std::string::npos);
+    CHECK(r.output.find("--stack '0' is not allowed; give the copies of the case in y (P) or in x and y (QxP), each "
+                        "in 1..1024") != std::string::npos);
+    r = run_cli("info --case A2 --level 4 --stack 2x2");
+    INFO(r.output);
+    CHECK(r.status == 0);
+    CHECK(r.output.find("case      A2-stack2x2: ") != std::string::npos);
+    CHECK(r.output.find("grid      33 x 33 nodes, N = 1089\n") != std::string::npos);
+    r = run_cli("solve --case U1 --level 4 --stack 0x2");
+    CHECK(r.status == 2);
+    CHECK(r.output.find("--stack '0x2' is not allowed") != std::string::npos);
 }
 
 TEST_CASE("A stacked case solves on the CPU to the unstacked case's discretisation error, O(h^2) as it",

@@ -38,7 +38,7 @@ struct Mesh1DRule {
     double length = 1.0;  ///< the interval is [0, length]
     double nu = 1.0;      ///< anisotropy factor in (0, 1]; 1 means uniform even with a layer
     Layer layer = Layer::none;
-    int copies = 1;  ///< elements of the level-0 mesh (stacked(): a case repeated in y)
+    int copies = 1;  ///< elements of the level-0 mesh (stacked(): a case repeated)
 };
 
 /// A 1D mesh: the widths of its elements, left to right.
@@ -126,14 +126,21 @@ CaseSpec with_elements(CaseSpec spec, int nx, int ny);
 /// The most copies stacked() takes.
 inline constexpr int max_stack = 1024;
 
-/// The case repeated `copies` times in y, for weak scaling: the domain [0, width] x [0, copies *
-/// height], its level-0 mesh `copies` elements in y, each refined (graded) as the case's one
-/// element, every other one mirrored (copies meet graded end to graded end, or coarse end to
-/// coarse end, never the finest element against the coarsest). Level L then has (2^L + 1) x (copies 2^L + 1) nodes, so that P ranks of the case
-/// stacked P times each hold one case's grid, and its multigrid levels coarsen as the case's.
-/// The exact solution is u0 on the taller domain. Named "<name>-stack<copies>". Throws
-/// input_error if copies is outside 1..max_stack or the height would leave the allowed range.
-CaseSpec stacked(CaseSpec spec, int copies);
+/// The case repeated `copies_x` times in x and `copies_y` times in y, for weak scaling: the
+/// domain [0, copies_x width] x [0, copies_y height], its level-0 mesh copies_x x copies_y
+/// elements, each refined (graded) as the case's one element, every other copy in a direction
+/// mirrored (copies meet graded end to graded end, or coarse end to coarse end, never the finest
+/// element against the coarsest) and the first turned so that its graded end lies on the
+/// domain's edge: with at most two copies a direction every layer stays on the domain's edges;
+/// with more, graded ends meet inside it, a harder problem. Level L then has (copies_x 2^L + 1) x
+/// (copies_y 2^L + 1) nodes, so that P ranks of the case stacked P times each hold one case's
+/// grid, and its multigrid levels coarsen as the case's. The exact solution is u0 on the larger
+/// domain. Named "<name>-stack<copies_y>", or "<name>-stack<copies_x>x<copies_y>" where
+/// copies_x > 1. Throws input_error if a count is outside 1..max_stack or a side would leave the
+/// allowed range.
+CaseSpec stacked(CaseSpec spec, int copies_x, int copies_y);
+/// The case repeated `copies` times in y: stacked(spec, 1, copies).
+inline CaseSpec stacked(CaseSpec spec, int copies) { return stacked(std::move(spec), 1, copies); }
 
 /// Names of the built-in cases, in the paper's order.
 std::vector<std::string> builtin_case_names();

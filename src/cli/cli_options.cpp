@@ -32,21 +32,24 @@ void add_problem_options(po::options_description& desc, ProblemOptions& problem,
         ("elements", po::value(&problem.elements),
          "the finest mesh by its elements NXxNY, any counts (e.g. 1000x600), graded as the case's levels; its levels "
          "are numbered as a matrix's grid of that size (docs/usage.md)")
-        ("stack", po::value(&problem.stack)->default_value(1),
-         "the case P times in y, for weak scaling: a domain P times as tall, (2^L+1) x (P 2^L+1) nodes, each copy "
-         "meshed (graded) as the case");
+        ("stack", po::value(&problem.stack)->default_value("1"),
+         "the case P times in y, or QxP: Q times in x and P in y, for weak scaling: (Q 2^L+1) x (P 2^L+1) nodes, "
+         "each copy meshed (graded) as the case, its layers on the domain's edges up to two copies a direction");
 }
 
 CaseSpec resolve_case(const ProblemOptions& problem) {
     if (!problem.case_name.empty() && !problem.case_file.empty())
         throw input_error("give either --case or --case-file, not both");
-    if (problem.stack < 1 || problem.stack > max_stack)
-        throw input_error("--stack " + std::to_string(problem.stack) + " is outside 1.." + std::to_string(max_stack) +
-                          "; give the number of copies of the case in y");
+    // P copies in y, or QxP: Q in x and P in y.
+    const auto copies = problem.stack.find_first_of("xX") == std::string::npos ? parse_sizes("1x" + problem.stack)
+                                                                                : parse_sizes(problem.stack);
+    if (!copies || copies->first > max_stack || copies->second > max_stack)
+        throw input_error("--stack '" + problem.stack + "' is not allowed; give the copies of the case in y (P) or in x " +
+                          "and y (QxP), each in 1.." + std::to_string(max_stack));
     if (problem.case_file.empty() && problem.case_name.empty())
         throw input_error("no problem given: use --case U1 (or U2 U3 A1..A5) or --case-file FILE");
     CaseSpec spec = stacked(problem.case_file.empty() ? builtin_case(problem.case_name) : read_case_file(problem.case_file),
-                            problem.stack);
+                            copies->first, copies->second);
     if (!problem.elements.empty()) {
         const auto counts = parse_sizes(problem.elements);
         if (!counts)
@@ -69,7 +72,7 @@ void check_level(const CaseSpec& spec, int level, std::size_t bytes_per_node, co
     // A mesh of element counts has its own levels (CaseSpec::mesh() checks the range); their nodes count.
     if (!spec.has_elements()) adimg::check_level(level, static_cast<double>(bytes_per_node), what, memory, "--level");
     // A stacked case has its copies' nodes, more than the level's square grid that check_level() counts.
-    if (spec.y.copies > 1 || spec.has_elements())
+    if (spec.x.copies > 1 || spec.y.copies > 1 || spec.has_elements())
         check_memory(spec.nodes(level), static_cast<double>(bytes_per_node),
                      "--level " + std::to_string(level) + " of case " + spec.name + ": " + what, memory,
                      "use a lower --level, fewer --elements or a smaller --stack");

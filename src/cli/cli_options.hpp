@@ -25,7 +25,7 @@ struct ProblemOptions {
     int level = level_not_given;  ///< until given or set by resolve_level()
     int default_level = 8;   ///< the level without --level and without element counts
     std::string elements;    ///< --elements NXxNY, or empty
-    int stack = 1;  ///< copies of the case in y (adimg::stacked(), for weak scaling)
+    std::string stack = "1";  ///< copies of the case: P in y, or QxP (adimg::stacked(), for weak scaling)
 };
 void add_problem_options(po::options_description& desc, ProblemOptions& problem, int default_level);
 /// The case named by --case or --case-file (exactly one), stacked as --stack says, on the

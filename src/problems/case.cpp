@@ -295,20 +295,30 @@ CaseSpec parse_case(std::istream& in, const std::string& source) {
     return spec;
 }
 
-CaseSpec stacked(CaseSpec spec, int copies) {
-    if (copies < 1 || copies > max_stack)
-        throw input_error("stacking case " + spec.name + " " + std::to_string(copies) + " times: copies must be in 1.." +
-                          std::to_string(max_stack));
-    if (copies == 1) return spec;
-    const double height = spec.y.length * copies;
-    if (height > max_length)
-        throw input_error("stacking case " + spec.name + " " + std::to_string(copies) + " times: its height " +
-                          number(height) + " would exceed " + number(max_length) + "; use fewer copies");
+CaseSpec stacked(CaseSpec spec, int copies_x, int copies_y) {
+    for (const int copies : {copies_x, copies_y})
+        if (copies < 1 || copies > max_stack)
+            throw input_error("stacking case " + spec.name + " " + std::to_string(copies_x) + " x " +
+                              std::to_string(copies_y) + " times: copies must be in 1.." + std::to_string(max_stack) +
+                              " in each direction");
+    if (copies_x == 1 && copies_y == 1) return spec;
+    const double width = spec.x.length * copies_x, height = spec.y.length * copies_y;
+    if (std::max(width, height) > max_length)
+        throw input_error("stacking case " + spec.name + " " + std::to_string(copies_x) + " x " +
+                          std::to_string(copies_y) + " times: its side " + number(std::max(width, height)) +
+                          " would exceed " + number(max_length) + "; use fewer copies");
+    spec.x.length = width;
     spec.y.length = height;
-    spec.y.copies *= copies;
-    spec.name += "-stack" + std::to_string(copies);
-    spec.description += (spec.description.empty() ? "" : "; ") + std::string("stacked ") + std::to_string(copies) +
-                        " times in y: [0, " + number(spec.x.length) + "] x [0, " + number(height) + "]";
+    spec.x.copies *= copies_x;
+    spec.y.copies *= copies_y;
+    const std::string count = copies_x > 1 ? std::to_string(copies_x) + "x" + std::to_string(copies_y)
+                                           : std::to_string(copies_y);
+    spec.name += "-stack" + count;
+    spec.description += (spec.description.empty() ? "" : "; ") +
+                        (copies_x > 1 ? "stacked " + std::to_string(copies_x) + " x " + std::to_string(copies_y) +
+                                            " times: "
+                                      : "stacked " + std::to_string(copies_y) + " times in y: ") +
+                        "[0, " + number(width) + "] x [0, " + number(height) + "]";
     return spec;
 }
 

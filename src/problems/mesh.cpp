@@ -32,11 +32,14 @@ Mesh1D refine(const Mesh1DRule& rule, int level) {
     }
     // One copy's mesh, repeated, every other copy mirrored: neighbouring copies meet with
     // elements of the same width (both graded ends, or both coarse ends), so that no copy's
-    // finest element lies against another's coarsest, and the outer ends keep the case's grading.
+    // finest element lies against another's coarsest. Of several copies the first turns its
+    // graded end outward (a layer at the high end is mirrored to 0), so that two copies keep
+    // their layers on the domain's two ends; from three copies on, graded ends meet inside.
+    const bool first_mirrored = rule.copies > 1 && rule.layer == Layer::high;
     Mesh1D copies;
     copies.widths.reserve(mesh.widths.size() * rule.copies);
     for (int c = 0; c < rule.copies; ++c) {
-        if (c % 2 == 0)
+        if ((c % 2 == 0) != first_mirrored)
             copies.widths.insert(copies.widths.end(), mesh.widths.begin(), mesh.widths.end());
         else
             copies.widths.insert(copies.widths.end(), mesh.widths.rbegin(), mesh.widths.rend());

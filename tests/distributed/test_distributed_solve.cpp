@@ -133,6 +133,10 @@ TEST_CASE("a case stacked once per rank (weak scaling; twice on one rank) solves
         INFO(spec.name << " at L=7 (129 x " << spec.mesh(7).my() << " nodes) on " << ranks << " ranks");
         check_same(serial(spec, 7, with()), distributed(spec, 7, with()), Precision::mixed);
     }
+    // Four ranks' weak scaling: two copies in each direction, every layer on the domain's edges.
+    const CaseSpec square = stacked(builtin_case("A5"), 2, 2);
+    INFO(square.name << " at L=6 on " << ranks << " ranks");
+    check_same(serial(square, 6, with()), distributed(square, 6, with()), Precision::mixed);
 }
 
 TEST_CASE("one solver set up again with other levels solves as a fresh one: a replicated coarsest level, then a "
