@@ -32,7 +32,7 @@ static __global__ void q1_difference_defects(const double* __restrict__ hx, cons
     const int j = first_row + r, stored = r + halo;
     double band[9];
     q1_stiffness_row(hx, hy, mx, my, i, j, band);
-    const double row_sum = compensated_row_sum(band, mx, my, i, j);
+    const double row_sum = operator_row_sum(band, mx, my, i, j);
     d[static_cast<std::size_t>(stored) * mx + i] = difference_defect(band, row_sum, mx, rows + 2 * halo, b, x, i, stored);
 }
 

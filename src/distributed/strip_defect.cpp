@@ -26,7 +26,7 @@ StripDefect::StripDefect(StripBackend<CpuRank>& be, const TensorMesh& mesh, cons
             else
                 q1_stiffness_row(mesh.x.widths.data(), mesh.y.widths.data(), mx_, my, i, j, band);
             for (int k = 0; k < 9; ++k) bands_(k, q) = band[k];
-            row_sums_[q] = compensated_row_sum(band, mx_, my, i, j);
+            row_sums_[q] = operator_row_sum(band, mx_, my, i, j);
         }
 }
 

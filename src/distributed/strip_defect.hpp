@@ -32,7 +32,7 @@ private:
     StripBackend<CpuRank>& be_;
     int mx_, first_row_, rows_;
     NineBands<double> bands_;       ///< the owned rows, row r at r * mx + i
-    std::vector<double> row_sums_;  ///< compensated_row_sum() of each owned row
+    std::vector<double> row_sums_;  ///< operator_row_sum() of each owned row
 };
 
 }  // namespace adimg

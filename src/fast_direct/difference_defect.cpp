@@ -10,7 +10,7 @@ std::vector<double> row_sums(const NineBands<double>& A) {
             const std::size_t p = static_cast<std::size_t>(j) * A.mx + i;
             double band[9];
             for (int k = 0; k < 9; ++k) band[k] = A(k, p);
-            sums[p] = compensated_row_sum(band, A.mx, A.my, i, j);
+            sums[p] = operator_row_sum(band, A.mx, A.my, i, j);
         }
     return sums;
 }

@@ -19,7 +19,7 @@
 namespace adimg::fast_direct {
 
 /// b_p - (A x)_p in difference form for node (i, j) of an mx x my grid, with row p's entries
-/// band[k] and its sum row_sum (compensated_row_sum()).
+/// band[k] and its sum row_sum (operator_row_sum()).
 ADIMG_HD double difference_defect(const double band[9], double row_sum, int mx, int my, const double* b,
                                   const double* x, int i, int j) {
     const long long p = static_cast<long long>(j) * mx + i;
@@ -36,7 +36,7 @@ ADIMG_HD double difference_defect(const BandsView<double>& A, const double* row_
     return difference_defect(band, row_sums[p], A.mx, A.my, b, x, i, j);
 }
 
-/// s_p = compensated_row_sum() of every row of A.
+/// s_p = operator_row_sum() of every row of A.
 std::vector<double> row_sums(const NineBands<double>& A);
 
 }  // namespace adimg::fast_direct
