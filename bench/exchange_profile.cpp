@@ -5,13 +5,17 @@
 // to the solve, waiting for the other rank included; the model of docs/performance.md predicts
 // it from nccl_latency's operations.
 //
-//   mpirun -np P exchange_profile CASE LEVEL [STACK]   (one rank a GPU; STACK as adimg-mpi --stack)
+//   mpirun -np P exchange_profile [--fast-direct] CASE LEVEL [STACK]
+//                              (one rank a GPU; STACK as adimg-mpi --stack)
 //
-// A first solve warms up (graphs recorded); the second is traced. Rank 0 prints, per rank and per
-// V-cycle (the solve's inner cycles): the solver's kernels, each kind of NCCL kernel (count and
-// time), the time with no kernel running, and the solve's wall time.
+// The default multigrid solve, or with --fast-direct the fast direct solver (one refinement step
+// at least). A first solve warms up (graphs recorded); the second is traced. Rank 0 prints, per
+// rank and per V-cycle (the solve's inner cycles; the fast direct solver: per transform solve): the solver's kernels, each kind of NCCL kernel (count and
+// time), the time with no kernel running, and the solve's wall time; then rank 0's longest
+// stretches with no kernel running, between which kernels.
 
 #include <adimg/distributed.hpp>
+#include <adimg/distributed_fast_direct.hpp>
 #include <adimg/problems.hpp>
 
 #include <cupti.h>
@@ -86,7 +90,7 @@ std::string nccl_operation(const std::string& name) {
     const auto at = name.find(prefix);
     if (at == std::string::npos) return name.find("nccl") != std::string::npos ? "other NCCL" : "";
     const std::string rest = name.substr(at + prefix.size());
-    return rest.substr(0, rest.find('_'));
+    return rest.substr(0, rest.find_first_of("_("));  // ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<...>)
 }
 
 /// Nanoseconds covered by the union of the (start-sorted) spans.
@@ -133,44 +137,97 @@ RankProfile profile(const std::vector<KernelSpan>& spans, double wall_seconds, i
     return p;
 }
 
+/// The `count` longest stretches with no kernel running, each with the kernels around it, in
+/// microseconds: where the host held the stream (a read, a launch) rather than the GPU.
+void print_longest_gaps(const std::vector<KernelSpan>& spans, int count) {
+    struct Gap {
+        std::uint64_t length;
+        std::size_t after;
+    };
+    std::vector<Gap> gaps;
+    std::uint64_t reach = 0;
+    for (std::size_t k = 0; k < spans.size(); ++k) {
+        if (k > 0 && spans[k].start > reach) gaps.push_back({spans[k].start - reach, k});
+        reach = std::max(reach, spans[k].end);
+    }
+    std::sort(gaps.begin(), gaps.end(), [](const Gap& a, const Gap& b) { return a.length > b.length; });
+    std::printf("\nrank 0's %d longest stretches with no kernel running:\n\n| us | after | before |\n|---|---|---|\n", count);
+    auto shortened = [](const std::string& name) { return name.substr(0, 90); };
+    for (int g = 0; g < std::min<int>(count, static_cast<int>(gaps.size())); ++g)
+        std::printf("| %.1f | %s | %s |\n", 1e-3 * static_cast<double>(gaps[g].length),
+                    shortened(spans[gaps[g].after - 1].name).c_str(), shortened(spans[gaps[g].after].name).c_str());
+}
+
+/// One traced solve (after a warm-up) by `solve`, which returns its report; its kernels, and
+/// this rank's communication.
+template <class Solve>
+auto traced(Solve&& solve, std::vector<KernelSpan>& spans) {
+    solve();  // warm-up: graphs recorded, kernels and libraries loaded
+    KernelTrace trace;
+    MPI_Barrier(MPI_COMM_WORLD);
+    trace.start();
+    auto report = solve();
+    spans = trace.stop();
+    return report;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
     int status = 0;
     try {
-        if (argc < 3) throw std::runtime_error("usage: mpirun -np P exchange_profile CASE LEVEL [STACK]");
-        const std::string stack = argc > 3 ? argv[3] : "1";
+        std::vector<std::string> args(argv + 1, argv + argc);
+        const bool fast_direct = !args.empty() && args.front() == "--fast-direct";
+        if (fast_direct) args.erase(args.begin());
+        if (args.size() < 2)
+            throw std::runtime_error("usage: mpirun -np P exchange_profile [--fast-direct] CASE LEVEL [STACK]");
+        const std::string stack = args.size() > 2 ? args[2] : "1";
         const auto copies = adimg::parse_sizes(stack.find_first_of("xX") == std::string::npos ? "1x" + stack : stack);
         if (!copies) throw std::runtime_error("STACK '" + stack + "': give P or QxP");
-        const adimg::CaseSpec spec = adimg::stacked(adimg::builtin_case(argv[1]), copies->first, copies->second);
-        const int level = std::atoi(argv[2]);
-        adimg::SolverOptions options;
-        options.backend = adimg::BackendKind::cuda;
-        adimg::DistributedSolver solver(MPI_COMM_WORLD, options);
-        solver.setup(spec, level);
-        solver.solve_case();  // warm-up: the graphs recorded
-        KernelTrace trace;
-        MPI_Barrier(MPI_COMM_WORLD);
-        trace.start();
-        const adimg::CaseSolveReport solved = solver.solve_case();
-        const std::vector<KernelSpan> spans = trace.stop();
-        const adimg::SolveReport& r = solved.report;
-        const RankProfile mine = profile(spans, r.solve_seconds, r.inner_cycles);
-        const adimg::CommunicationCounts sent = solver.communication();
+        const adimg::CaseSpec spec = adimg::stacked(adimg::builtin_case(args[0]), copies->first, copies->second);
+        const int level = std::stoi(args[1]);
 
-        const int ranks = solver.ranks();
+        // Multigrid: per V-cycle; the fast direct solver: per transform solve (outer iteration).
+        std::vector<KernelSpan> spans;
+        adimg::SolveReport r;
+        adimg::CommunicationCounts sent;
+        std::string device, transport;
+        int rank = 0, ranks = 1, units = 1;
+        if (fast_direct) {
+            adimg::FastDirectOptions options;
+            options.backend = adimg::BackendKind::cuda;
+            options.min_refinements = 1;
+            adimg::DistributedFastDirectSolver solver(MPI_COMM_WORLD, options);
+            solver.setup(spec, level);
+            r = traced([&] { return solver.solve_case().report; }, spans);
+            sent = solver.communication();
+            rank = solver.rank(), ranks = solver.ranks(), units = r.outer_iterations;
+            device = solver.device_name(), transport = "fast direct: " + solver.method();
+        } else {
+            adimg::SolverOptions options;
+            options.backend = adimg::BackendKind::cuda;
+            adimg::DistributedSolver solver(MPI_COMM_WORLD, options);
+            solver.setup(spec, level);
+            r = traced([&] { return solver.solve_case().report; }, spans);
+            sent = solver.communication();
+            rank = solver.rank(), ranks = solver.ranks(), units = r.inner_cycles;
+            device = solver.device_name(), transport = solver.transport();
+        }
+        const RankProfile mine = profile(spans, r.solve_seconds, units);
+
         constexpr int fields = sizeof(RankProfile) / sizeof(double);
         std::vector<RankProfile> all(static_cast<std::size_t>(ranks));
         MPI_Gather(&mine, fields, MPI_DOUBLE, all.data(), fields, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-        if (solver.rank() == 0) {
-            const double cycles = std::max(r.inner_cycles, 1);
-            std::printf("%s at L = %d on %d GPU ranks (%s), %s, %s: %s, %d V-cycles; rank 0 sent %.1f messages and "
-                        "joined %.1f collectives a V-cycle\n\n",
-                        spec.name.c_str(), level, ranks, solver.device_name().c_str(), solver.transport().c_str(),
-                        r.ok() ? "converged" : "not converged", r.iterations().c_str(), r.inner_cycles,
-                        static_cast<double>(sent.messages) / cycles, static_cast<double>(sent.collectives) / cycles);
-            std::printf("| per V-cycle, us | wall | solver kernels | no kernel running | NCCL kernels");
+        if (rank == 0) {
+            const char* unit = fast_direct ? "transform solve" : "V-cycle";
+            const double per = std::max(units, 1);
+            std::printf("%s at L = %d on %d GPU ranks (%s; %s): %s, %s; rank 0 sent %.1f messages and joined %.1f "
+                        "collectives a %s\n\n",
+                        spec.name.c_str(), level, ranks, device.c_str(), transport.c_str(),
+                        r.ok() ? "converged" : "not converged", r.iterations().c_str(),
+                        static_cast<double>(sent.messages) / per, static_cast<double>(sent.collectives) / per, unit);
+            std::printf("| per %s, us | wall | solver kernels | no kernel running | NCCL kernels", unit);
             for (const char* op : operations) std::printf(" | %s: count, us each", op);
             std::printf(" |\n|---|---|---|---|---|---|---|---|---|\n");
             for (int k = 0; k < ranks; ++k) {
@@ -180,6 +237,7 @@ int main(int argc, char** argv) {
                     std::printf(" | %.1f, %.2f", p.count[i], p.count[i] > 0 ? p.us[i] / p.count[i] : 0.0);
                 std::printf(" |\n");
             }
+            print_longest_gaps(spans, 12);
         }
     } catch (const std::exception& e) {
         std::fprintf(stderr, "exchange_profile: %s\n", e.what());
