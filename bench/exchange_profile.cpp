@@ -207,6 +207,9 @@ int main(int argc, char** argv) {
         } else {
             adimg::SolverOptions options;
             options.backend = adimg::BackendKind::cuda;
+            // Stacked in x too, the coarsest grid one coarsening further, 33 x 33 as the case's
+            // (bench/gpu-scaling's --coarse-level 4 for 2x2).
+            if (copies->first > 1) options.coarse_level = 4;
             adimg::DistributedSolver solver(MPI_COMM_WORLD, options);
             solver.setup(spec, level);
             r = traced([&] { return solver.solve_case().report; }, spans);
