@@ -45,6 +45,8 @@
 #include <adimg/problems.hpp>
 #include <adimg/solver.hpp>
 
+#include "solver/difference_form.hpp"
+
 #include <Eigen/SparseCholesky>
 
 #include <algorithm>
@@ -94,7 +96,9 @@ struct Timed {
     std::string iterations, status;
 };
 
-/// b - A x with the products and the sum in long double.
+/// b - A x with the products and the sum in long double, A the operator the solvers' defects
+/// define (difference_form.hpp): the stored entries, each row's sum taken as operator_row_sum()
+/// (zero where it lies within the entries' rounding), b_p - sum_q a_pq (x_q - x_p) - s_p x_p.
 std::vector<long double> long_defect(const NineBands<double>& A, const std::vector<double>& b,
                                      const std::vector<long double>& x) {
     std::vector<long double> d(b.size());
@@ -102,11 +106,14 @@ std::vector<long double> long_defect(const NineBands<double>& A, const std::vect
     for (int j = 0; j < A.my; ++j)
         for (int i = 0; i < A.mx; ++i) {
             const std::size_t p = static_cast<std::size_t>(j) * A.mx + i;
-            long double sum = b[p];
+            double band[9];
+            for (int k = 0; k < 9; ++k) band[k] = A(k, p);
+            long double sum = static_cast<long double>(b[p]) -
+                              static_cast<long double>(operator_row_sum(band, A.mx, A.my, i, j)) * x[p];
             for (int k = 0; k < 9; ++k) {
                 const int ii = i + band_dx(k), jj = j + band_dy(k);
                 if (ii >= 0 && ii < A.mx && jj >= 0 && jj < A.my)
-                    sum -= static_cast<long double>(A(k, p)) * x[static_cast<std::size_t>(jj) * A.mx + ii];
+                    sum -= static_cast<long double>(band[k]) * (x[static_cast<std::size_t>(jj) * A.mx + ii] - x[p]);
             }
             d[p] = sum;
         }
