@@ -9,7 +9,7 @@
 //                              (one rank a GPU; STACK as adimg-mpi --stack)
 //
 // The default multigrid solve, or with --fast-direct the fast direct solver (one refinement step
-// at least). A first solve warms up (graphs recorded); the second is traced. Rank 0 prints, per
+// at least). Two solves warm up (graphs recorded); the third is traced. Rank 0 prints, per
 // rank and per V-cycle (the solve's inner cycles; the fast direct solver: per transform solve): the solver's kernels, each kind of NCCL kernel (count and
 // time), the time with no kernel running, and the solve's wall time; then rank 0's longest
 // stretches with no kernel running, between which kernels.
@@ -22,6 +22,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -89,8 +90,12 @@ std::string nccl_operation(const std::string& name) {
     const std::string prefix = "ncclDevKernel_";
     const auto at = name.find(prefix);
     if (at == std::string::npos) return name.find("nccl") != std::string::npos ? "other NCCL" : "";
+    // Demangled "ncclDevKernel_SendRecv(...)" or mangled "_Z22ncclDevKernel_SendRecv24ncclDev...":
+    // the operation is the letters after the prefix.
     const std::string rest = name.substr(at + prefix.size());
-    return rest.substr(0, rest.find_first_of("_("));  // ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<...>)
+    std::size_t end = 0;
+    while (end < rest.size() && std::isalpha(static_cast<unsigned char>(rest[end]))) ++end;
+    return rest.substr(0, end);
 }
 
 /// Nanoseconds covered by the union of the (start-sorted) spans.
@@ -158,11 +163,15 @@ void print_longest_gaps(const std::vector<KernelSpan>& spans, int count) {
                     shortened(spans[gaps[g].after - 1].name).c_str(), shortened(spans[gaps[g].after].name).c_str());
 }
 
-/// One traced solve (after a warm-up) by `solve`, which returns its report; its kernels, and
-/// this rank's communication.
+/// One traced solve (after two warm-up solves) by `solve`, which returns its report; its kernels
+/// into `spans`.
 template <class Solve>
 auto traced(Solve&& solve, std::vector<KernelSpan>& spans) {
-    solve();  // warm-up: graphs recorded, kernels and libraries loaded
+    // Warm-up: kernels and libraries loaded, and every recording made (a recording runs directly
+    // at its first call and is captured at its second: a solve's full multigrid start, run once a
+    // solve, is captured in the second solve).
+    solve();
+    solve();
     KernelTrace trace;
     MPI_Barrier(MPI_COMM_WORLD);
     trace.start();
