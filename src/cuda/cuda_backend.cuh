@@ -30,6 +30,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -147,10 +148,9 @@ public:
     /// Rows first_row .. first_row + rows - 1 of the load vector into b_rows.
     template <class T>
     void assemble_load_rows(const TensorMesh& mesh, const PolynomialProblem& problem, int first_row, int rows, T* b_rows) {
-        const MeshOnDevice m(*this, mesh);
+        const MeshOnDevice& m = mesh_on_device(mesh);
         launch_("assemble_load kernel", kernels::assemble_load<T>, tiles(mesh.mx(), rows), block2d(), 0, m.hx.data(),
                 m.hy.data(), m.dx(), m.dy(), mesh.mx(), mesh.my(), first_row, rows, problem, b_rows);
-        ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream()));  // m goes out of scope
     }
     /// The relative L2 error of the nodal values x against the problem's exact solution: a
     /// Thrust transform-reduce over the elements.
@@ -164,7 +164,7 @@ public:
     template <class T>
     double2 l2_error_parts(const TensorMesh& mesh, const PolynomialProblem& problem, int first_row, int rows,
                            const T* u_rows) {
-        const MeshOnDevice m(*this, mesh);
+        const MeshOnDevice& m = mesh_on_device(mesh);
         const kernels::ElementL2Parts<T> parts{m.hx.data(), m.hy.data(), m.dx(),   m.dy(), mesh.mx(), mesh.x.elements(),
                                                u_rows,      first_row,   problem};
         const long long elements = static_cast<long long>(mesh.x.elements()) * rows;
@@ -409,11 +409,13 @@ private:
     static int blocks(std::size_t n) { return kernels::stride_blocks(n); }
     /// A mesh's element widths and node distances on the device, for the assembly kernels.
     struct MeshOnDevice {
+        TensorMesh mesh;  ///< the host mesh it holds, to know it again
         vector<double> hx, hy, x_low, x_high, y_low, y_high;
         MeshOnDevice(CudaBackend& be, const TensorMesh& mesh)
             : MeshOnDevice(be, mesh, NodeDistances(mesh.x), NodeDistances(mesh.y)) {}
         MeshOnDevice(CudaBackend& be, const TensorMesh& mesh, const NodeDistances& dx, const NodeDistances& dy)
-            : hx(be.on_device(mesh.x.widths)),
+            : mesh(mesh),
+              hx(be.on_device(mesh.x.widths)),
               hy(be.on_device(mesh.y.widths)),
               x_low(be.on_device(dx.from_low)),
               x_high(be.on_device(dx.from_high)),
@@ -422,6 +424,16 @@ private:
         EndDistances dx() const { return {x_low.data(), x_high.data()}; }
         EndDistances dy() const { return {y_low.data(), y_high.data()}; }
     };
+    /// The mesh on the device for a solve's load vector and its error, kept for the next solve
+    /// of the same mesh: made once, not allocated and freed around every solve (six cudaFree
+    /// calls, which wait for the device, after each assembly of b).
+    const MeshOnDevice& mesh_on_device(const TensorMesh& mesh) {
+        if (!mesh_ || mesh_->mesh.x.widths != mesh.x.widths || mesh_->mesh.y.widths != mesh.y.widths) {
+            mesh_.reset();
+            mesh_.emplace(*this, mesh);
+        }
+        return *mesh_;
+    }
 
     /// A small host array on the device (element widths), copied before this returns.
     vector<double> on_device(const std::vector<double>& host) {
@@ -461,6 +473,7 @@ private:
     DeviceVector<double> tile_sums_;  // update_defect_norm's partial sums, one per tile
     DeviceVector<double> result_;
     double* host_result_ = nullptr;  // pinned
+    std::optional<MeshOnDevice> mesh_;  // mesh_on_device()
 };
 
 }  // namespace adimg
