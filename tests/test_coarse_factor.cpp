@@ -1,7 +1,9 @@
 // The coarsest grid's factor on the host (src/solver/coarse_factor.hpp), which every backend's
 // direct coarsest-grid solve starts from: the inverse it gives, its refusal of a singular matrix,
-// and the pseudo-inverse of a pure Neumann matrix. About the host alone, so CPU tests only; the
-// GPU tests check the device's copy of the inverse against it (gpu/test_cuda_backend.cu).
+// and the pseudo-inverse of a pure Neumann matrix; and the column solves the device makes the
+// inverse with (solver/ldlt_inverse.hpp), run here serially and with lanes as threads. About the
+// host alone, so CPU tests only; the GPU tests check the device's inverse against it bit for bit
+// (gpu/test_cuda_backend.cu).
 
 #include <adimg/error.hpp>
 #include <adimg/grid.hpp>
@@ -14,11 +16,15 @@
 #include <catch2/catch.hpp>
 
 #include "boundary_problems.hpp"
+#include "coarse_matrices.hpp"
 
 #include <algorithm>
+#include <barrier>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace adimg;
@@ -96,4 +102,63 @@ TEST_CASE("The coarsest grid's factor of a pure Neumann matrix applies the pseud
     for (std::size_t i = 0; i < n; ++i)
         for (std::size_t j = 0; j < n; ++j) dense[i] += inverse[i * n + j] * b[j];
     CHECK(relative_difference(dense, x) <= 1e-12);
+}
+
+namespace {
+/// The lanes of ldlt_unit_solve() as threads meeting at a barrier: what a warp does, step by step.
+struct ThreadLanes {
+    int lane, lanes;
+    std::barrier<>* barrier;
+    double* published;  ///< one value per lane
+    void sync() const { barrier->arrive_and_wait(); }
+    double broadcast(double v, int from) const {
+        published[lane] = v;
+        barrier->arrive_and_wait();
+        const double value = published[from];
+        barrier->arrive_and_wait();
+        return value;
+    }
+};
+
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+}  // namespace
+
+TEST_CASE("The column solves the device makes the coarsest grid's inverse with give CoarseFactor::inverse() (Eigen) "
+          "bit for bit, serially and with lanes side by side as a warp's",
+          "[coarse]") {
+    for (const auto& [name, A] : coarse_matrices()) {
+        INFO(name);
+        const CoarseFactor factor(A);
+        const int n = static_cast<int>(factor.rows());
+        std::vector<double> eigen(static_cast<std::size_t>(n) * n), columns(eigen.size());
+        factor.inverse(eigen.data());
+        LdltArrays f;
+        REQUIRE(factor.ldlt(f));
+        REQUIRE(factor.pinned() == constant_null_space(A));
+        std::vector<double> x(n);
+        for (int c = 0; c < n; ++c)
+            ldlt_unit_solve(f, c, x.data(), SerialLane{}, [&](int k, double v) { columns[static_cast<std::size_t>(c) * n + k] = v; });
+        const std::vector<double> unprojected = columns;
+        if (factor.pinned()) project_pinned_inverse(columns.data(), n);
+        CHECK(same_bits(columns, eigen));
+
+        if (n > 300) continue;  // lanes as threads: the small matrix, a few columns
+        for (int lanes : {3, 32})
+            for (int c : {0, 1, n / 2, n - 1}) {
+                INFO(lanes << " lanes, column " << c);
+                std::vector<double> shared(n), published(lanes), row(n);
+                std::barrier<> barrier(lanes);
+                std::vector<std::thread> threads;
+                for (int lane = 0; lane < lanes; ++lane)
+                    threads.emplace_back([&, lane] {
+                        ldlt_unit_solve(f, c, shared.data(), ThreadLanes{lane, lanes, &barrier, published.data()},
+                                        [&](int k, double v) { row[k] = v; });
+                    });
+                for (std::thread& t : threads) t.join();
+                CHECK(same_bits(row, std::vector<double>(unprojected.begin() + static_cast<std::ptrdiff_t>(c) * n,
+                                                         unprojected.begin() + static_cast<std::ptrdiff_t>(c + 1) * n)));
+            }
+    }
 }

@@ -70,7 +70,8 @@ public:
     const RightHandSideMap& rhs_map() const { return rhs_; }
 
 private:
-    void check(DeviceStream stream);
+    /// Checks the bands at `given` (device memory) while copying them into the storage.
+    void check(const double* given, DeviceStream stream);
 
     struct Storage;  // the device copy (src/cuda/device_grid_matrix.cu)
     Grid grid_;

@@ -17,13 +17,18 @@
 #define ADIMG_UNROLL
 #endif
 
-/// a * b and a + b rounded once each, never fused into one operation: nvcc contracts a * b + c
-/// into an fma by default, the host compiler does not, and formulas that must give the same bits
-/// on both (the assembly) use these.
+/// a * b, a + b, a - b and a / b rounded once each, never fused into one operation: nvcc
+/// contracts a * b + c into an fma by default, the host compiler does not (for the default x86-64
+/// target, which has no fma), and formulas that must give the same bits on both (the assembly, the
+/// coarsest grid's inverse) use these.
 #if defined(__CUDA_ARCH__)
 #define ADIMG_MUL_RN(a, b) __dmul_rn((a), (b))
 #define ADIMG_ADD_RN(a, b) __dadd_rn((a), (b))
+#define ADIMG_SUB_RN(a, b) __dsub_rn((a), (b))
+#define ADIMG_DIV_RN(a, b) __ddiv_rn((a), (b))
 #else
 #define ADIMG_MUL_RN(a, b) ((a) * (b))
 #define ADIMG_ADD_RN(a, b) ((a) + (b))
+#define ADIMG_SUB_RN(a, b) ((a) - (b))
+#define ADIMG_DIV_RN(a, b) ((a) / (b))
 #endif

@@ -3,6 +3,7 @@
 // on one stream. Only the reductions (dot, norm2) bring a scalar back to the host, because the
 // control flow of the refinement loop needs it; everything else stays on the device.
 
+#include "coarse_inverse.cuh"
 #include "device_memory.cuh"
 #include "graph_replay.cuh"
 #include "kernels/assembly.cuh"
@@ -298,24 +299,22 @@ public:
         return norm_from_sum(read_result(), d);
     }
 
-    /// The coarsest grid's exact solve: its dense inverse, made on the host from a sparse factor
-    /// (CoarseFactor::inverse(), the identity's columns solved on all host threads) and uploaded,
-    /// applied as one product, which the device does at the speed of a copy and without dependent
-    /// steps. The host array is kept, so that a values-only re-setup allocates nothing.
+    /// The coarsest grid's exact solve: its dense inverse, made on the device from the host's
+    /// sparse factor (CoarseInverse: the factor's arrays uploaded, all columns solved in one
+    /// kernel, the bits of CoarseFactor::inverse()), applied as one product, which the device does
+    /// at the speed of a copy and without dependent steps. A values-only re-setup reuses its
+    /// storage.
     struct DirectSolve {
-        std::vector<double> host;  ///< row-major, n x n
-        vector<double> inverse;    ///< the same on the device
-        long long bytes() const { return static_cast<long long>(inverse.size() * sizeof(double)); }
+        vector<double> inverse;  ///< row-major, n x n
+        CoarseInverse maker;     ///< the factor's arrays on the device
+        long long bytes() const { return static_cast<long long>(inverse.size() * sizeof(double)) + maker.bytes(); }
     };
     DirectSolve make_direct_solve(const NineBands<double>& A) {
-        DirectSolve s{std::vector<double>(A.rows() * A.rows()), vector<double>(A.rows() * A.rows(), Uninitialised{})};
+        DirectSolve s{vector<double>(A.rows() * A.rows(), Uninitialised{}), {}};
         update_direct_solve(A, s);
         return s;
     }
-    void update_direct_solve(const NineBands<double>& A, DirectSolve& s) {
-        CoarseFactor(A).inverse(s.host.data());
-        upload(s.host, s.inverse);
-    }
+    void update_direct_solve(const NineBands<double>& A, DirectSolve& s) { s.maker.make(CoarseFactor(A), s.inverse, launch_); }
     template <class T>
     void direct_solve(const DirectSolve& s, const vector<T>& b, vector<T>& x) { dense_apply(s.inverse, b, x); }
 

@@ -6,6 +6,8 @@
 #include <Eigen/Dense>
 
 #include <algorithm>
+#include <stdexcept>
+#include <vector>
 
 namespace adimg {
 
@@ -31,7 +33,7 @@ bool constant_null_space(const NineBands<double>& A) {
 namespace {
 
 /// A with the row and column of node 0 replaced by the identity's.
-Eigen::SparseMatrix<double> pinned(Eigen::SparseMatrix<double> S) {
+Eigen::SparseMatrix<double> with_node_0_pinned(Eigen::SparseMatrix<double> S) {
     for (Eigen::Index c = 0; c < S.outerSize(); ++c)
         for (Eigen::SparseMatrix<double>::InnerIterator it(S, c); it; ++it)
             if (it.row() == 0 || it.col() == 0) it.valueRef() = it.row() == it.col() ? 1.0 : 0.0;
@@ -44,14 +46,19 @@ void remove_mean(Eigen::Ref<Eigen::VectorXd> v) { v.array() -= v.mean(); }
 }  // namespace
 
 CoarseFactor::CoarseFactor(const NineBands<double>& A) : pinned_(constant_null_space(A)) {
-    const Eigen::SparseMatrix<double> S = pinned_ ? pinned(to_eigen(A)) : to_eigen(A);
+    const Eigen::SparseMatrix<double> S = pinned_ ? with_node_0_pinned(to_eigen(A)) : to_eigen(A);
     n_ = S.rows();
     bool factored = false;
     if (nearly_symmetric(A)) {
         cholesky_ = std::make_unique<Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>>>(S);
         factored = cholesky_->info() == Eigen::Success && cholesky_->vectorD().allFinite() &&
                    (cholesky_->vectorD().array() != 0.0).all();
-        if (factored) bytes_ = static_cast<long long>(cholesky_->matrixL().nestedExpression().nonZeros()) * 12;
+        if (factored) {
+            bytes_ = static_cast<long long>(cholesky_->matrixL().nestedExpression().nonZeros()) * 12;
+            diagonal_ = cholesky_->vectorD();
+            const auto& P = cholesky_->permutationP().indices();
+            permutation_ = P.size() > 0 ? Eigen::VectorXi(P) : Eigen::VectorXi::LinSpaced(n_, 0, static_cast<int>(n_) - 1);
+        }
     } else {
         lu_ = std::make_unique<Eigen::SparseLU<Eigen::SparseMatrix<double>>>();
         lu_->analyzePattern(S);
@@ -100,19 +107,37 @@ void CoarseFactor::inverse(double* rows) const {
         finite = finite && solved.allFinite();
         out.middleRows(first, width) = solved.transpose();
     }
-    if (!finite)
-        throw input_error("the coarsest grid's matrix (" + std::to_string(n_) +
-                          " unknowns) is singular to working precision: its inverse is not finite; use "
-                          "SolverOptions::coarse_solver = pcg");
-    if (!pinned_) return;
-    // A^+ = Π S Π with S the pinned inverse less its pinned entry: (Π S Π)_ij = S_ij - r_i - c_j + m
-    // with r, c the row and column means of S and m its mean.
-    out(0, 0) = 0.0;
-    const Eigen::VectorXd r = out.rowwise().mean(), c = out.colwise().mean().transpose();
-    const double m = r.mean();
+    if (!finite) throw_not_finite();
+    if (pinned_) project_pinned_inverse(rows, static_cast<int>(n_));
+}
+
+void project_pinned_inverse(double* rows, int n) {
+    using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    Eigen::Map<RowMajor> S(rows, n, n);
+    S(0, 0) = 0.0;
+    std::vector<double> r(n), c(n);
 #pragma omp parallel for schedule(static)
-    for (Eigen::Index i = 0; i < n_; ++i)
-        for (Eigen::Index j = 0; j < n_; ++j) out(i, j) += m - r[i] - c[j];
+    for (int i = 0; i < n; ++i) r[i] = mean_in_order([&](int j) { return S(i, j); }, n);
+#pragma omp parallel for schedule(static)
+    for (int j = 0; j < n; ++j) c[j] = mean_in_order([&](int i) { return S(i, j); }, n);
+    const double m = mean_in_order([&](int i) { return r[i]; }, n);
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) S(i, j) = projected_entry(S(i, j), r[i], c[j], m);
+}
+
+bool CoarseFactor::ldlt(LdltArrays& arrays) const {
+    if (!cholesky_) return false;
+    const auto& L = cholesky_->matrixL().nestedExpression();
+    if (!L.isCompressed()) throw std::logic_error("CoarseFactor: Eigen's LDL^T factor is not in compressed columns");
+    arrays = {static_cast<int>(n_), L.outerIndexPtr(), L.innerIndexPtr(), L.valuePtr(), diagonal_.data(), permutation_.data()};
+    return true;
+}
+
+void CoarseFactor::throw_not_finite() const {
+    throw input_error("the coarsest grid's matrix (" + std::to_string(n_) +
+                      " unknowns) is singular to working precision: its inverse is not finite; use "
+                      "SolverOptions::coarse_solver = pcg");
 }
 
 }  // namespace adimg

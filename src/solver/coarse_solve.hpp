@@ -12,8 +12,8 @@
 namespace adimg {
 
 /// Solves A x = b on the coarsest level: directly, by the backend's exact solve of A made once at
-/// setup (the CPU applies a sparse factor, CoarseFactor; the GPU the dense inverse made from it on
-/// the host, as one product), or by PCG (pcg.hpp).
+/// setup (the CPU applies a sparse factor, CoarseFactor; the GPU the dense inverse, made from it
+/// on the device, as one product), or by PCG (pcg.hpp).
 ///
 /// Why direct: on the GPU every level of a V-cycle costs about a dozen dependent kernel launches,
 /// however small its grid, so the levels below 33 x 33 cost as much as the 1025 x 1025 level's

@@ -13,11 +13,14 @@
 #include "../../src/problems/mesh_hierarchy.hpp"
 #include "../../src/solver/coarse_factor.hpp"
 #include "../../src/solver/galerkin.hpp"
+#include "../../src/solver/matrix_rules.hpp"
+#include "../coarse_matrices.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
@@ -685,4 +688,70 @@ TEMPLATE_TEST_CASE("the coarsest grid's inverse from the host factor: Cholesky f
     NineBands<double> singular = assemble_stiffness(builtin_case("U1").mesh(3));
     for (int k = 0; k < 9; ++k) singular(k, 40) = 0.0;
     CHECK_THROWS_AS(gpu().make_direct_solve(singular), input_error);
+}
+
+namespace {
+/// The device's coarsest-grid inverse of A, and CoarseFactor::inverse() on the host.
+std::pair<std::vector<double>, std::vector<double>> device_and_host_inverse(const NineBands<double>& A) {
+    std::vector<double> expected(A.rows() * A.rows());
+    CoarseFactor(A).inverse(expected.data());
+    return {host(gpu().make_direct_solve(A).inverse), expected};
+}
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+}  // namespace
+
+TEST_CASE("the coarsest grid's inverse made on the device from the LDL^T factor equals CoarseFactor::inverse() bit for "
+          "bit: a graded case's level, pure Neumann (pinned, projected), a user's Galerkin levels; LU on the host; a "
+          "values-only update allocates nothing; an inverse that is not finite is an input error",
+          "[gpu][coarse]") {
+    for (const auto& [name, A] : adimg_test::coarse_matrices()) {
+        INFO(name);
+        const auto [device, expected] = device_and_host_inverse(A);
+        CHECK(CoarseFactor(A).pinned() == constant_null_space(A));
+        CHECK(same_bits(device, expected));
+    }
+    // 65 x 65, the largest coarsest grid solved directly: one warp per column, the most shared memory.
+    const NineBands<double> largest = assemble_stiffness(builtin_case("A2").mesh(6));
+    {
+        INFO("A2 at L = 6 (65 x 65)");
+        const auto [device, expected] = device_and_host_inverse(largest);
+        CHECK(same_bits(device, expected));
+    }
+    {
+        INFO("not symmetric: LU, inverted on the host");
+        NineBands<double> skew = assemble_stiffness(builtin_case("U1").mesh(3));
+        skew(E, 4 * 9 + 4) += 0.1;
+        REQUIRE(!nearly_symmetric(skew));
+        const auto [device, expected] = device_and_host_inverse(skew);
+        CHECK(same_bits(device, expected));
+    }
+    {
+        INFO("new values on the same grid: the same storage, the new inverse");
+        const NineBands<double> first = assemble_stiffness(builtin_case("A5").mesh(5));
+        NineBands<double> scaled = assemble_stiffness(builtin_case("A3").mesh(5));
+        auto s = gpu().make_direct_solve(first);
+        const double* storage = s.inverse.data();
+        const long long bytes = s.bytes();
+        gpu().update_direct_solve(scaled, s);
+        CHECK(s.inverse.data() == storage);
+        CHECK(s.bytes() == bytes);
+        std::vector<double> expected(scaled.rows() * scaled.rows());
+        CoarseFactor(scaled).inverse(expected.data());
+        CHECK(same_bits(host(s.inverse), expected));
+    }
+    {
+        INFO("a pivot of 1e-310: D is finite and nonzero, its inverse 1 / d is not");
+        NineBands<double> tiny = assemble_stiffness(builtin_case("U1").mesh(3));
+        tiny(C, 40) = 1e-310;
+        for (int k = 0; k < 9; ++k)
+            if (k != C) tiny(k, 40) = tiny(8 - k, matrix_rules::neighbour(40, k, tiny.mx)) = 0.0;
+        try {
+            gpu().make_direct_solve(tiny);
+            FAIL("an inverse that is not finite was accepted");
+        } catch (const input_error& e) {
+            CHECK(std::string(e.what()).find("singular to working precision") != std::string::npos);
+        }
+    }
 }

@@ -20,6 +20,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace adimg;
@@ -73,6 +74,14 @@ const Case cases[] = {
     {"Dirichlet diagonal 2, Neumann and Robin edges", {EdgeCondition::dirichlet, EdgeCondition::neumann, EdgeCondition::robin, EdgeCondition::dirichlet}, false, 2.0},
     {"pure Neumann", {EdgeCondition::neumann, EdgeCondition::neumann, EdgeCondition::neumann, EdgeCondition::neumann}, false, 1.0},
 };
+
+/// The input_error messages of GridMatrix and DeviceGridMatrix for the same bad bands (empty where
+/// none is thrown).
+std::pair<std::string, std::string> host_and_device_errors(const Grid& grid, const NineBands<double>& bad) {
+    DeviceCopy bands(bad.values);
+    return {input_error_of([&] { (void)GridMatrix(grid, bad); }),
+            input_error_of([&] { (void)DeviceGridMatrix(grid, bands.data()); })};
+}
 
 }  // namespace
 
@@ -141,9 +150,7 @@ TEST_CASE("Device memory: bad matrices get GridMatrix's messages, found on the d
     };
     bool sums_in_message = false;
     auto same_message = [&](const NineBands<double>& bad) {
-        const std::string on_host = input_error_of([&] { (void)GridMatrix(grid, bad); });
-        DeviceCopy bands(bad.values);
-        const std::string on_device = input_error_of([&] { (void)DeviceGridMatrix(grid, bands.data()); });
+        const auto [on_host, on_device] = host_and_device_errors(grid, bad);
         INFO("host: " << on_host << "\ndevice: " << on_device);
         CHECK(!on_host.empty());
         if (sums_in_message)
@@ -164,6 +171,41 @@ TEST_CASE("Device memory: bad matrices get GridMatrix's messages, found on the d
         for (std::size_t p = 0; p < bad.rows(); ++p)
             if (bad(C, p) != 1.0) bad(C, p) *= 0.3;  // A - s M: interior diagonals shrunk
         sums_in_message = true;
+    }
+    same_message(bad);
+}
+
+TEST_CASE("Device memory: on a grid of more rows than the checks' blocks, the first offending row and the count are "
+          "GridMatrix's",
+          "[gpu][device][errors]") {
+    // U1 at L = 11: 2049 rows of nodes, two per block of the one pass over the bands (1024 blocks),
+    // offenders in rows a block takes first and second, placed so that the lowest is not the first
+    // a block meets.
+    const NineBands<double> good = assemble_stiffness(builtin_case("U1").mesh(11));
+    const int m = good.mx;
+    const Grid grid(m, m);
+    auto at = [&](int i, int j) { return static_cast<std::size_t>(j) * m + i; };
+    auto same_message = [&](const NineBands<double>& bad) {
+        const auto [on_host, on_device] = host_and_device_errors(grid, bad);
+        INFO("host: " << on_host << "\ndevice: " << on_device);
+        CHECK(!on_host.empty());
+        CHECK(on_device == on_host);
+    };
+    NineBands<double> bad = good;
+    SECTION("non-finite entries in four rows") {
+        bad(W, at(1000, 1500)) = std::numeric_limits<double>::quiet_NaN();
+        bad(NE, at(7, 1030)) = std::numeric_limits<double>::infinity();
+        bad(C, at(2047, 700)) = std::numeric_limits<double>::quiet_NaN();
+        bad(S, at(3, 701)) = -std::numeric_limits<double>::infinity();
+    }
+    SECTION("asymmetry in three rows") {
+        bad(E, at(500, 1800)) *= 1.0 + 1e-6;
+        bad(NW, at(20, 1025)) *= 1.0 + 1e-6;
+        bad(N, at(1900, 1025)) *= 1.0 + 1e-6;
+    }
+    SECTION("2 x 2 minors that are not positive definite in two places") {
+        bad(N, at(600, 1700)) = bad(S, at(600, 1701)) = -5.0;
+        bad(E, at(10, 1026)) = bad(W, at(11, 1026)) = -5.0;
     }
     same_message(bad);
 }

@@ -1,8 +1,9 @@
 #pragma once
-// The checks of a user's matrix in device memory (DeviceGridMatrix), one thread per row, with the
-// rules of matrix_rules.hpp and matrix_definiteness.hpp: what the host checks find in one pass,
-// the first offending row of each check found with atomicMin on (row, band) and the rows counted
-// with atomicAdd.
+// The checks of a user's matrix in device memory (DeviceGridMatrix), with the rules of
+// matrix_rules.hpp and matrix_definiteness.hpp. One pass over the bands (check_bands) copies them
+// into the matrix's storage, runs every row check and sums the definiteness certificates; the
+// first offending row of each check is found with atomicMin on (row, band), the rows counted with
+// atomicAdd, and everything the host needs lands in one CheckResults, read once.
 
 #include "../../solver/bands_view.hpp"
 #include "../../solver/matrix_definiteness.hpp"
@@ -10,61 +11,42 @@
 #include "compensated_block_sum.cuh"
 #include "launch.cuh"
 
+#include <cooperative_groups.h>
+
 #include <cstddef>
 
 namespace adimg::kernels {
 
-/// What the row checks find: per check, the rows that break it and the first (row * 9 + band).
-struct RowCheckResults {
+/// Threads of check_bands' blocks, and the most blocks (fixed, so that the definiteness sums do
+/// not depend on the device).
+inline constexpr int check_threads = 256;
+inline constexpr int max_check_blocks = 1024;
+
+/// One block's part of DefinitenessSums (matrix_definiteness.hpp): per band the compensated sum of
+/// the couplings among the unknowns, and the sum of their magnitudes.
+struct DefinitenessPart {
+    CompensatedSum band_sums[9];
+    CompensatedSum magnitude;
+};
+
+/// What the checks find. Per check of matrix_rules the rows that break it and the first
+/// (row * 9 + band); which edges (south, north, west, east) are natural; the failing 2 x 2 minors
+/// and the first (row * 9 + band); the definiteness sums of all blocks.
+struct CheckResults {
     unsigned long long rows[matrix_rules::check_count];
     unsigned long long first[matrix_rules::check_count];
+    unsigned int natural[4];
+    unsigned long long minors;
+    unsigned long long first_minor;
+    DefinitenessPart total;
 };
 
-/// A writable view of the bands (elimination and scaling change them).
-struct MutableBands {
-    double* values;
-    int mx, my;
-    __device__ std::size_t rows() const { return static_cast<std::size_t>(mx) * my; }
-    __device__ double& operator()(int k, std::size_t p) const { return values[k * rows() + p]; }
-};
-
-/// Every check of matrix_rules on every row; dirichlet[p] = whether row p holds only its diagonal.
-__global__ void check_rows(BandsView<double> A, double tolerance, RowCheckResults* out, unsigned char* dirichlet) {
-    ADIMG_GRID_STRIDE(p, A.rows()) {
-        const int i = static_cast<int>(p % A.mx), j = static_cast<int>(p / A.mx);
-        dirichlet[p] = matrix_rules::diagonal_only(A, p);
-        for (int c = 0; c < matrix_rules::check_count; ++c)
-            for (int k = 0; k < 9; ++k)
-                if (matrix_rules::breaks(c, A, p, i, j, k, tolerance)) {
-                    atomicAdd(&out->rows[c], 1ull);
-                    atomicMin(&out->first[c], static_cast<unsigned long long>(p) * 9 + k);
-                    break;
-                }
-    }
-}
-
-/// A coupling into a Dirichlet row, found by eliminate_row_only (row p, column q, a_pq, a_qq).
-struct Coupling {
-    unsigned long long row, column;
-    double value, diagonal;
-};
-
-/// Removes every coupling into a row that held only its diagonal before (dirichlet[q]), appending
-/// it to `found` (at most `capacity`; *count counts them all, so that a caller can size `found`
-/// from a run with capacity 0).
-__global__ void eliminate_row_only(MutableBands A, const unsigned char* dirichlet, Coupling* found,
-                                   unsigned long long capacity, unsigned long long* count) {
-    ADIMG_GRID_STRIDE(p, A.rows()) {
-        const int i = static_cast<int>(p % A.mx), j = static_cast<int>(p / A.mx);
-        for (int k = 0; k < 9; ++k) {
-            if (k == C || !matrix_rules::on_grid(i, j, k, A.mx, A.my) || A(k, p) == 0.0) continue;
-            const std::size_t q = matrix_rules::neighbour(p, k, A.mx);
-            if (!dirichlet[q]) continue;
-            const unsigned long long at = atomicAdd(count, 1ull);
-            if (at < capacity) found[at] = {p, q, A(k, p), A(C, q)};
-            if (capacity > 0) A(k, p) = 0.0;
-        }
-    }
+/// The counts zero, the first offences none (one thread).
+static __global__ void reset_check_results(CheckResults* r) {
+    follow_previous_kernel();
+    *r = CheckResults{};
+    for (int c = 0; c < matrix_rules::check_count; ++c) r->first[c] = ~0ull;
+    r->first_minor = ~0ull;
 }
 
 /// The edge of edge position e (0 <= e < 2 mx + 2 my): 0 south, 1 north, 2 west, 3 east.
@@ -79,86 +61,187 @@ __device__ inline std::size_t edge_node(int e, int mx, int my) {
     return static_cast<std::size_t>(e - 2 * mx - my) * mx + mx - 1;
 }
 
-/// natural[s] = 1 for the edges (south, north, west, east) with a row that holds more than its
+/// r->natural[s] = 1 for the edges (south, north, west, east) with a row that holds more than its
 /// diagonal (find_natural_edges in grid.cpp).
-__global__ void find_natural_edges(BandsView<double> A, unsigned int* natural) {
+static __global__ void find_natural_edges(BandsView<double> A, CheckResults* r) {
+    follow_previous_kernel();
     ADIMG_GRID_STRIDE(e, 2 * static_cast<std::size_t>(A.mx) + 2 * A.my) {
         const int i = static_cast<int>(e);
-        if (!matrix_rules::diagonal_only(A, edge_node(i, A.mx, A.my))) atomicOr(&natural[edge_of(i, A.mx, A.my)], 1u);
+        if (!matrix_rules::diagonal_only(A, edge_node(i, A.mx, A.my))) atomicOr(&r->natural[edge_of(i, A.mx, A.my)], 1u);
     }
+}
+
+/// The bands of a view with one row's nine entries read once, into registers (the loops over the
+/// bands that read it are unrolled): what matrix_rules' formulas read row p through.
+struct RowHeld {
+    BandsView<double> bands;
+    std::size_t p;
+    int mx, my;
+    double a[9];
+    __device__ RowHeld(BandsView<double> A, std::size_t row) : bands(A), p(row), mx(A.mx), my(A.my) {
+        ADIMG_UNROLL
+        for (int k = 0; k < 9; ++k) a[k] = A(k, row);
+    }
+    __device__ double operator()(int k, std::size_t q) const { return q == p ? a[k] : bands(k, q); }
+};
+
+/// Records the rows of node (i, j) that break each check of matrix_rules, at its first band that
+/// does (as the host's scan): the three checks of single entries first, then the two that compare
+/// a_pq with a_qp, looked at only where a pair differs, which both need (matrix_rules::breaks).
+__device__ inline void check_row(const RowHeld& A, int i, int j, double tolerance, CheckResults* r) {
+    auto record = [&](int c, int k) {
+        atomicAdd(&r->rows[c], 1ull);
+        atomicMin(&r->first[c], static_cast<unsigned long long>(A.p) * 9 + k);
+    };
+    ADIMG_UNROLL
+    for (int c = matrix_rules::not_finite; c <= matrix_rules::not_positive; ++c) {
+        ADIMG_UNROLL
+        for (int k = 0; k < 9; ++k)
+            if (matrix_rules::breaks(c, A, A.p, i, j, k, tolerance)) {
+                record(c, k);
+                break;
+            }
+    }
+    bool differs = false;
+    ADIMG_UNROLL
+    for (int k = C + 1; k < 9; ++k)
+        if (matrix_rules::on_grid(i, j, k, A.mx, A.my)) {
+            const std::size_t q = matrix_rules::neighbour(A.p, k, A.mx);
+            differs = differs || matrix_rules::pair_differs(A.a[k], A.bands(8 - k, q), A.a[C], A.bands(C, q), tolerance);
+        }
+    if (!differs) return;
+    // Rare: read through the bands, so that nothing indexes the held entries by a variable band
+    // (which would move them out of registers for the whole pass).
+    for (int c = matrix_rules::asymmetric; c <= matrix_rules::row_only; ++c)
+        for (int k = 0; k < 9; ++k)
+            if (matrix_rules::breaks(c, A.bands, A.p, i, j, k, tolerance)) {
+                record(c, k);
+                break;
+            }
+}
+
+/// One pass over the bands of A: block b takes grid rows b, b + gridDim.x, ..., its threads the
+/// nodes along them. Each node's nine entries are read once; `copy` (if given) receives them;
+/// with `row_checks` every check of matrix_rules is run on them; if the node is an unknown (off
+/// the Dirichlet edges r->natural names) its couplings among the unknowns go into the
+/// definiteness sums (matrix_definiteness.hpp) and its failing 2 x 2 minors are counted.
+/// parts[b] receives block b's sums, in a fixed order, so that they do not change from run to run.
+static __global__ void check_bands(BandsView<double> A, double* copy, bool row_checks, double tolerance, CheckResults* r,
+                                   DefinitenessPart* parts) {
+    follow_previous_kernel();
+    const NaturalEdges natural{r->natural[2] != 0, r->natural[3] != 0, r->natural[0] != 0, r->natural[1] != 0};
+    const Unknowns u(natural, A.mx, A.my);
+    const std::size_t n = A.rows();
+    DefinitenessPart mine{};  // the magnitudes a plain sum per thread, compensated across threads
+    for (int j = blockIdx.x; j < A.my; j += gridDim.x)
+        for (int i = threadIdx.x; i < A.mx; i += blockDim.x) {
+            const RowHeld row(A, static_cast<std::size_t>(j) * A.mx + i);
+            if (copy) {
+                ADIMG_UNROLL
+                for (int k = 0; k < 9; ++k) copy[k * n + row.p] = row.a[k];
+            }
+            if (row_checks) check_row(row, i, j, tolerance, r);
+            if (!u.contain(i, j)) continue;
+            const double root_p = sqrt(row.a[C]);
+            ADIMG_UNROLL
+            for (int k = 0; k < 9; ++k) {
+                if (!u.contain(i + band_dx(k), j + band_dy(k))) continue;
+                const double a = row.a[k];
+                mine.band_sums[k].add(a);
+                mine.magnitude.sum += fabs(a);
+                if (k > C && matrix_rules::minor_fails(a, root_p, sqrt(A(C, matrix_rules::neighbour(row.p, k, A.mx))))) {
+                    atomicAdd(&r->minors, 1ull);
+                    atomicMin(&r->first_minor, static_cast<unsigned long long>(row.p) * 9 + k);
+                }
+            }
+        }
+    // The block's sums, each over the warp's lanes by a fixed tree, then over the warps in order.
+    __shared__ DefinitenessPart warps[check_threads / 32];
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    ADIMG_UNROLL  // constant indices: `mine` stays in registers through the pass
+    for (int k = 0; k < 10; ++k) {
+        CompensatedSum& s = k < 9 ? mine.band_sums[k] : mine.magnitude;
+        s = warp_compensated_sum(s);
+        if (lane == 0) (k < 9 ? warps[warp].band_sums[k] : warps[warp].magnitude) = s;
+    }
+    __syncthreads();
+    if (threadIdx.x >= 10) return;
+    const int k = threadIdx.x;
+    CompensatedSum total;
+    for (int w = 0; w < check_threads / 32; ++w) add_part(total, k < 9 ? warps[w].band_sums[k] : warps[w].magnitude);
+    (k < 9 ? parts[blockIdx.x].band_sums[k] : parts[blockIdx.x].magnitude) = total;
+}
+
+/// The parts of `count` blocks into r->total, in block order (one block of 10 threads: band k, and
+/// the magnitude).
+static __global__ void definiteness_total(const DefinitenessPart* parts, int count, CheckResults* r) {
+    follow_previous_kernel();
+    const int k = threadIdx.x;
+    if (k >= 10) return;
+    CompensatedSum sum;
+    for (int b = 0; b < count; ++b) add_part(sum, k < 9 ? parts[b].band_sums[k] : parts[b].magnitude);
+    (k < 9 ? r->total.band_sums[k] : r->total.magnitude) = sum;
+}
+
+/// A coupling into a Dirichlet row, found by eliminate_row_only (row p, column q, a_pq, a_qq).
+struct Coupling {
+    unsigned long long row, column;
+    double value, diagonal;
+};
+
+/// Removes from M every coupling into a row that holds only its diagonal in `given` (the bands as
+/// handed over, which M is a copy of and which this leaves alone, so that no thread sees another's
+/// removals), appending it to `found` (at most `capacity`; *count counts them all, so that a
+/// caller can size `found` from a run with capacity 0, which removes nothing).
+static __global__ void eliminate_row_only(BandsView<double> given, double* M, Coupling* found, unsigned long long capacity,
+                                          unsigned long long* count) {
+    follow_previous_kernel();
+    ADIMG_GRID_STRIDE(p, given.rows()) {
+        const int i = static_cast<int>(p % given.mx), j = static_cast<int>(p / given.mx);
+        for (int k = 0; k < 9; ++k) {
+            if (k == C || !matrix_rules::on_grid(i, j, k, given.mx, given.my) || given(k, p) == 0.0) continue;
+            const std::size_t q = matrix_rules::neighbour(p, k, given.mx);
+            if (!matrix_rules::diagonal_only(given, q)) continue;
+            const unsigned long long at = atomicAdd(count, 1ull);
+            if (at < capacity) found[at] = {p, q, given(k, p), given(C, q)};
+            if (capacity > 0) M[k * given.rows() + p] = 0.0;
+        }
+    }
+}
+
+/// The counts of scale_dirichlet_edges' lists.
+struct EdgeRowCounts {
+    unsigned long long rows, scaled;
+};
+
+/// The next free slot of a list whose length is *count, for a thread that appends one entry: one
+/// atomicAdd per warp for the lanes that append together (an edge's thousands of rows would
+/// otherwise queue on one address). Their order is the host's to sort.
+__device__ inline unsigned long long append_slot(unsigned long long* count) {
+    const cooperative_groups::coalesced_group appending = cooperative_groups::coalesced_threads();
+    unsigned long long first = 0;
+    if (appending.thread_rank() == 0) first = atomicAdd(count, static_cast<unsigned long long>(appending.num_threads()));
+    return appending.shfl(first, 0) + appending.thread_rank();
 }
 
 /// Dirichlet edge rows (only their diagonal) appended to `rows`; those whose diagonal is not 1
 /// appended to `scaled` with that diagonal, and scaled to the identity. Corners appear twice in
 /// the walk of edge_node and are taken on their south or north visit only.
-__global__ void scale_dirichlet_edges(MutableBands A, unsigned long long* rows, unsigned long long* row_count,
-                                      Coupling* scaled, unsigned long long* scaled_count) {
+static __global__ void scale_dirichlet_edges(BandsView<double> A, double* M, unsigned long long* rows, Coupling* scaled,
+                                             EdgeRowCounts* counts) {
+    follow_previous_kernel();
     ADIMG_GRID_STRIDE(e, 2 * static_cast<std::size_t>(A.mx) + 2 * A.my) {
         const int i = static_cast<int>(e);
         const bool corner_again = i >= 2 * A.mx && ((i - 2 * A.mx) % A.my == 0 || (i - 2 * A.mx) % A.my == A.my - 1);
         const std::size_t p = edge_node(i, A.mx, A.my);
         if (corner_again || !matrix_rules::diagonal_only(A, p)) continue;
-        rows[atomicAdd(row_count, 1ull)] = p;
-        if (A(C, p) != 1.0) {
-            scaled[atomicAdd(scaled_count, 1ull)] = {p, p, A(C, p), A(C, p)};
-            A(C, p) = 1.0;
+        rows[append_slot(&counts->rows)] = p;
+        const double diagonal = A(C, p);
+        if (diagonal != 1.0) {
+            scaled[append_slot(&counts->scaled)] = {p, p, diagonal, diagonal};
+            M[C * A.rows() + p] = 1.0;
         }
     }
-}
-
-/// Threads of the definiteness sums' blocks.
-inline constexpr int definiteness_threads = 256;
-
-/// One block's part of DefinitenessSums (matrix_definiteness.hpp): per band the compensated sum of
-/// the couplings among the unknowns, the sum of their magnitudes, the failing minors.
-struct DefinitenessPart {
-    CompensatedSum band_sums[9];
-    double magnitude;
-};
-
-/// Each block sums rows j0 + blockIdx.x, + gridDim.x, ... of the unknowns into parts[blockIdx.x]
-/// (its threads in a fixed order, so that the result does not change from run to run); failing
-/// minors are counted in *minors and the first (row * 9 + band) kept in *first_minor.
-__global__ void definiteness_parts(BandsView<double> A, Unknowns u, DefinitenessPart* parts, unsigned long long* minors,
-                                   unsigned long long* first_minor) {
-    __shared__ CompensatedSum shared[definiteness_threads];
-    DefinitenessPart mine{};
-    for (int j = u.j0 + blockIdx.x; j <= u.j1; j += gridDim.x)
-        for (int i = u.i0 + threadIdx.x; i <= u.i1; i += blockDim.x) {
-            const std::size_t p = static_cast<std::size_t>(j) * A.mx + i;
-            for (int k = 0; k < 9; ++k) {
-                if (!u.contain(i + band_dx(k), j + band_dy(k))) continue;
-                const double a = A(k, p);
-                mine.band_sums[k].add(a);
-                mine.magnitude += fabs(a);
-                if (k > C && matrix_rules::minor_fails(a, sqrt(A(C, p)), sqrt(A(C, matrix_rules::neighbour(p, k, A.mx))))) {
-                    atomicAdd(minors, 1ull);
-                    atomicMin(first_minor, static_cast<unsigned long long>(p) * 9 + k);
-                }
-            }
-        }
-    // The block's sums, band by band, and the magnitudes (a plain sum, no correction).
-    DefinitenessPart& out = parts[blockIdx.x];
-    for (int k = 0; k < 10; ++k) {
-        const CompensatedSum part = k < 9 ? mine.band_sums[k] : CompensatedSum{mine.magnitude, 0.0};
-        const CompensatedSum total = block_compensated_sum(part, shared);
-        if (threadIdx.x != 0) continue;
-        if (k < 9) out.band_sums[k] = total;
-        else out.magnitude = total.value();
-    }
-}
-
-/// The parts of `count` blocks into one, in block order (one block of 10 threads: band k, and the
-/// magnitude).
-__global__ void definiteness_total(const DefinitenessPart* parts, int count, DefinitenessPart* total) {
-    const int k = threadIdx.x;
-    CompensatedSum sum;
-    for (int b = 0; b < count; ++b) {
-        if (k < 9) add_part(sum, parts[b].band_sums[k]);
-        else sum.add(parts[b].magnitude);
-    }
-    if (k < 9) total->band_sums[k] = sum;
-    else if (k == 9) total->magnitude = sum.value();
 }
 
 }  // namespace adimg::kernels
