@@ -10,10 +10,12 @@ namespace adimg {
 
 namespace {
 
-/// `host` into `device`, which grows only when it is too small (a values-only re-setup keeps it).
+/// `host` into `device`, which grows only when it holds fewer than `room` (at least host.size())
+/// values: a values-only re-setup keeps it.
 template <class T>
-void upload_list(const std::vector<T>& host, DeviceVector<T>& device, cudaStream_t stream) {
-    if (device.size() < host.size()) device = DeviceVector<T>(host.size(), Uninitialised{});
+void upload_list(const std::vector<T>& host, DeviceVector<T>& device, cudaStream_t stream, std::size_t room = 0) {
+    room = std::max(room, host.size());
+    if (device.size() < room) device = DeviceVector<T>(room, Uninitialised{});
     if (!host.empty())
         ADIMG_CUDA_CHECK(cudaMemcpyAsync(device.data(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice, stream));
 }
@@ -41,10 +43,13 @@ void ResidentMap::assign(const RightHandSideMap& map, std::size_t n, cudaStream_
     }
     upload_list(lifts, lifts_, stream);
     upload_list(starts, lift_starts_, stream);
-    upload_list(scaled, scaled_rows_, stream);
-    upload_list(diagonals, scaled_diagonals_, stream);
+    // New values may scale Dirichlet rows that were identity rows (scaled rows are Dirichlet
+    // rows): room for all of them, and for the mapped b wherever there are any, from the first
+    // setup on, so that a values-only re-setup allocates nothing.
+    upload_list(scaled, scaled_rows_, stream, dirichlet.size());
+    upload_list(diagonals, scaled_diagonals_, stream, dirichlet.size());
     upload_list(dirichlet, dirichlet_rows_, stream);
-    if (map.changes_b() && mapped_.size() != n) mapped_ = DeviceVector<double>(n, Uninitialised{});
+    if ((map.changes_b() || !dirichlet.empty()) && mapped_.size() != n) mapped_ = DeviceVector<double>(n, Uninitialised{});
     ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream));  // the host lists go out of scope
 }
 
