@@ -5,11 +5,12 @@
 // to the solve, waiting for the other rank included; the model of docs/performance.md predicts
 // it from nccl_latency's operations.
 //
-//   mpirun -np P exchange_profile [--fast-direct] CASE LEVEL [STACK]
+//   mpirun -np P exchange_profile [--fast-direct] [--first] CASE LEVEL [STACK]
 //                              (one rank a GPU; STACK as adimg-mpi --stack)
 //
 // The default multigrid solve, or with --fast-direct the fast direct solver (one refinement step
-// at least). Two solves warm up (graphs recorded); the third is traced. Rank 0 prints, per
+// at least). Two solves warm up (graphs recorded) and the third is traced, or with --first the
+// process's first solve, what `adimg-mpi solve` times. Rank 0 prints, per
 // rank and per V-cycle (the solve's inner cycles; the fast direct solver: per transform solve): the solver's kernels, each kind of NCCL kernel (count and
 // time), the time with no kernel running, and the solve's wall time; then rank 0's longest
 // stretches with no kernel running, between which kernels.
@@ -163,15 +164,17 @@ void print_longest_gaps(const std::vector<KernelSpan>& spans, int count) {
                     shortened(spans[gaps[g].after - 1].name).c_str(), shortened(spans[gaps[g].after].name).c_str());
 }
 
-/// One traced solve (after two warm-up solves) by `solve`, which returns its report; its kernels
-/// into `spans`.
+/// One traced solve by `solve` (after two warm-up solves, or the process's first), which returns
+/// its report; its kernels into `spans`.
 template <class Solve>
-auto traced(Solve&& solve, std::vector<KernelSpan>& spans) {
+auto traced(Solve&& solve, std::vector<KernelSpan>& spans, bool first) {
     // Warm-up: kernels and libraries loaded, and every recording made (a recording runs directly
     // at its first call and is captured at its second: a solve's full multigrid start, run once a
-    // solve, is captured in the second solve).
-    solve();
-    solve();
+    // solve, is captured in the second solve). --first traces what a one-solve process waits for.
+    if (!first) {
+        solve();
+        solve();
+    }
     KernelTrace trace;
     MPI_Barrier(MPI_COMM_WORLD);
     trace.start();
@@ -187,10 +190,15 @@ int main(int argc, char** argv) {
     int status = 0;
     try {
         std::vector<std::string> args(argv + 1, argv + argc);
-        const bool fast_direct = !args.empty() && args.front() == "--fast-direct";
-        if (fast_direct) args.erase(args.begin());
+        auto flag = [&](const char* name) {
+            const auto at = std::find(args.begin(), args.end(), name);
+            if (at == args.end()) return false;
+            args.erase(at);
+            return true;
+        };
+        const bool fast_direct = flag("--fast-direct"), first = flag("--first");
         if (args.size() < 2)
-            throw std::runtime_error("usage: mpirun -np P exchange_profile [--fast-direct] CASE LEVEL [STACK]");
+            throw std::runtime_error("usage: mpirun -np P exchange_profile [--fast-direct] [--first] CASE LEVEL [STACK]");
         const std::string stack = args.size() > 2 ? args[2] : "1";
         const auto copies = adimg::parse_sizes(stack.find_first_of("xX") == std::string::npos ? "1x" + stack : stack);
         if (!copies) throw std::runtime_error("STACK '" + stack + "': give P or QxP");
@@ -209,7 +217,7 @@ int main(int argc, char** argv) {
             options.min_refinements = 1;
             adimg::DistributedFastDirectSolver solver(MPI_COMM_WORLD, options);
             solver.setup(spec, level);
-            r = traced([&] { return solver.solve_case().report; }, spans);
+            r = traced([&] { return solver.solve_case().report; }, spans, first);
             sent = solver.communication();
             rank = solver.rank(), ranks = solver.ranks(), units = r.outer_iterations;
             device = solver.device_name(), transport = "fast direct: " + solver.method();
@@ -221,7 +229,7 @@ int main(int argc, char** argv) {
             if (copies->first > 1) options.coarse_level = 4;
             adimg::DistributedSolver solver(MPI_COMM_WORLD, options);
             solver.setup(spec, level);
-            r = traced([&] { return solver.solve_case().report; }, spans);
+            r = traced([&] { return solver.solve_case().report; }, spans, first);
             sent = solver.communication();
             rank = solver.rank(), ranks = solver.ranks(), units = r.inner_cycles;
             device = solver.device_name(), transport = solver.transport();
