@@ -59,8 +59,24 @@ def like(result, v):
     if library == "jax":
         import jax.dlpack
 
-        return jax.dlpack.from_dlpack(result)
+        return jax.dlpack.from_dlpack(_Exported(result, v.__dlpack_device__()))
     return result
+
+
+class _Exported:
+    """A result as DLPack's protocol object (__dlpack__ and __dlpack_device__), which JAX asks for
+    where CuPy and PyTorch also take the library's array as it is. The call that made the result
+    has finished with it when it returns, so no stream needs waiting for."""
+
+    def __init__(self, result, device):
+        self._result, self._device = result, device
+
+    def __dlpack__(self, *args, **kwargs):
+        export = getattr(self._result, "__dlpack__", None)
+        return export() if export else self._result  # a capsule is its own export
+
+    def __dlpack_device__(self):
+        return self._device
 
 
 def flat(v, name):
