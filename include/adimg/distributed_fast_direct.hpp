@@ -64,7 +64,8 @@ public:
     /// The transform along x and the line factors of the mesh, each rank its strip of the
     /// matrix. The strips: those of DistributedSolver's finest level for this mesh with the
     /// default SolverOptions (an even cut of the rows where the mesh's sizes are not c 2^k + 1);
-    /// input_error if a rank would own fewer than two rows. Throws input_error as
+    /// input_error if a rank would own fewer than two rows. Returns on every rank once every rank
+    /// has set up (its time, setup_seconds(), is the slowest rank's). Throws input_error as
     /// FastDirectSolver::setup does, for Neumann on all four edges, and for Neumann edges with
     /// backend cuda.
     void setup(const TensorMesh& mesh, const FastDirectEdges& edges = {});
