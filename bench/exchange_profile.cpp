@@ -19,7 +19,8 @@
 #include <adimg/distributed_fast_direct.hpp>
 #include <adimg/problems.hpp>
 
-#include <cupti.h>
+#include "cupti_activity.hpp"
+
 #include <mpi.h>
 
 #include <algorithm>
@@ -27,7 +28,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -39,51 +40,27 @@ struct KernelSpan {
     std::string name;
 };
 
-/// The kernels CUPTI reports while enabled (concurrent-kernel records, graph launches included).
+/// The kernels CUPTI reports between start() and stop() (concurrent-kernel records, graph
+/// launches included).
 class KernelTrace {
 public:
-    KernelTrace() {
-        check(cuptiActivityRegisterCallbacks(&KernelTrace::give_buffer, &KernelTrace::take_buffer),
-              "cuptiActivityRegisterCallbacks");
-    }
     void start() {
-        spans().clear();
-        check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), "cuptiActivityEnable");
+        spans_.clear();
+        recording_.emplace(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, [this](const CUpti_Activity& record) {
+            if (record.kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) return;
+            const auto& k = reinterpret_cast<const CUpti_ActivityKernel10&>(record);
+            spans_.push_back({k.start, k.end, k.name ? k.name : "?"});
+        });
     }
     std::vector<KernelSpan> stop() {
-        check(cuptiActivityFlushAll(1), "cuptiActivityFlushAll");
-        check(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), "cuptiActivityDisable");
-        std::vector<KernelSpan> out = spans();
-        std::sort(out.begin(), out.end(), [](const KernelSpan& a, const KernelSpan& b) { return a.start < b.start; });
-        return out;
+        recording_.reset();  // flushes what CUPTI still holds into spans_
+        std::sort(spans_.begin(), spans_.end(), [](const KernelSpan& a, const KernelSpan& b) { return a.start < b.start; });
+        return spans_;
     }
 
 private:
-    static void check(CUptiResult status, const char* call) {
-        if (status == CUPTI_SUCCESS) return;
-        const char* text = nullptr;
-        cuptiGetResultString(status, &text);
-        throw std::runtime_error(std::string(call) + " failed: " + (text ? text : "unknown CUPTI error") +
-                                 " (is libcupti.so.13 on LD_LIBRARY_PATH?)");
-    }
-    static std::vector<KernelSpan>& spans() {
-        static std::vector<KernelSpan> s;
-        return s;
-    }
-    static void CUPTIAPI give_buffer(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
-        *size = std::size_t(8) << 20;
-        *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(8, *size));
-        *max_records = 0;
-    }
-    static void CUPTIAPI take_buffer(CUcontext, std::uint32_t, std::uint8_t* buffer, std::size_t, std::size_t valid) {
-        CUpti_Activity* record = nullptr;
-        while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
-            if (record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) continue;
-            const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-            spans().push_back({k->start, k->end, k->name ? k->name : "?"});
-        }
-        std::free(buffer);
-    }
+    std::vector<KernelSpan> spans_;
+    std::optional<adimg::bench::ActivityRecording> recording_;
 };
 
 /// NCCL's kernels by operation ("SendRecv", "AllReduce", "AllGather"), "" for the solver's own.

@@ -10,20 +10,9 @@ import unittest
 import numpy as np
 from fem_problems import assemble, tensor_mesh
 from skfem import condense, enforce
+from usable_gpu import NO_GPU
 
 import adimg
-
-
-def _gpu_or_none():
-    """Why the GPU cannot run these, or None."""
-    try:
-        adimg._adimg.Solver(backend="cuda")
-    except adimg.DeviceError as e:
-        return f"no usable GPU: {e}"
-    return None
-
-
-NO_GPU = _gpu_or_none()
 
 
 class CondensedInteriors(unittest.TestCase):

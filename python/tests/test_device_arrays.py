@@ -10,6 +10,7 @@ from unittest import mock
 
 import numpy as np
 from fem_problems import assemble, eliminated, reference, tensor_mesh
+from usable_gpu import NO_GPU
 
 import adimg
 from adimg import solver as solver_module
@@ -18,16 +19,6 @@ TOLERANCE = 1e-8
 OPTIONS = dict(backend="cuda", digits=10)
 
 
-def _gpu_or_none():
-    """Why the GPU tests cannot run here, or None."""
-    try:
-        adimg._adimg.Solver(backend="cuda")
-    except adimg.DeviceError as e:
-        return f"no usable GPU: {e}"
-    return None
-
-
-NO_GPU = _gpu_or_none()
 
 
 def _libraries():
