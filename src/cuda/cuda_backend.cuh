@@ -424,8 +424,8 @@ private:
         EndDistances dy() const { return {y_low.data(), y_high.data()}; }
     };
     /// The mesh on the device for a solve's load vector and its error, kept for the next solve
-    /// of the same mesh: made once, not allocated and freed around every solve (six cudaFree
-    /// calls, which wait for the device, after each assembly of b).
+    /// of the same mesh: made once, not allocated, uploaded and freed around every solve (six
+    /// allocations and six cudaFree calls, and the wait for the device that freeing needed).
     const MeshOnDevice& mesh_on_device(const TensorMesh& mesh) {
         if (!mesh_ || mesh_->mesh.x.widths != mesh.x.widths || mesh_->mesh.y.widths != mesh.y.widths) {
             mesh_.reset();

@@ -44,8 +44,10 @@ public:
     /// x = A^-1 b (A^+ b for a pure Neumann matrix).
     void solve(const double* b, double* x) const;
     /// A^-1 (A^+ for a pure Neumann matrix) as a dense row-major n x n array (n = rows())
-    /// written to `rows`: the identity's columns solved in blocks on all host threads, then for a
-    /// pure Neumann matrix projected (ldlt_inverse.hpp). Throws input_error if it is not finite.
+    /// written to `rows`: the identity's columns solved in blocks on all host threads by Eigen,
+    /// then for a pure Neumann matrix projected (ldlt_inverse.hpp). The CUDA backend uses it for
+    /// an LU factor; for an LDL^T factor it is the reference the device's inverse is checked
+    /// against, bit for bit. Throws input_error if it is not finite.
     void inverse(double* rows) const;
     /// The arrays of the LDL^T factor, for a device that makes the inverse from them as
     /// ldlt_unit_solve() does, with the bits of inverse(); valid while this factor lives. False
