@@ -84,6 +84,10 @@ public:
         }
     }
 
+    /// The stream of the transfers from now on (each upload() and download() has finished on the
+    /// previous one when it returns).
+    void use_stream(cudaStream_t stream) { stream_ = stream; }
+
     /// Whether the last upload() or download() was one DMA from or into the caller's memory.
     bool last_direct() const { return last_direct_; }
 
