@@ -103,6 +103,8 @@ void DeviceGridMatrix::upload(const double* values, DeviceStream user_stream) {
     Storage& s = *storage_;
     if (!s.transfers) s.transfers = std::make_unique<HostTransfers>(stream, std::nullopt, false);
     s.transfers->use_stream(stream);
+    // The host reads the bands after the work enqueued on the stream so far (which may write them).
+    ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream));
     s.transfers->upload(values, s.values.size(), s.values);
     check(s.values.data(), user_stream);
 }
