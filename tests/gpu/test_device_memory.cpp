@@ -200,6 +200,8 @@ TEST_CASE("Device memory: DeviceGridMatrix::from_host is the device-pointer matr
             REQUIRE(r.ok());
             CHECK(r.iterations() == r_device.iterations());
             CHECK(r.iterations() == r_host.iterations());
+            INFO("max |x - x_device| / max |x_device| = " << relative_max_difference(x, x_device)
+                 << ", max |x - x_host| / max |x_host| = " << relative_max_difference(x, x_host));
             CHECK(x == x_device);
             CHECK(x == x_host);
         }
