@@ -16,8 +16,9 @@
 ///     A.assign_from_host(new_host_bands.data()); solver.setup(A);             // no allocation
 ///
 /// Pointers are to memory of the current CUDA device (cudaMalloc, cudaMallocManaged or a
-/// framework's allocator). Every call reads its input after the work enqueued on `stream` so far
-/// and has finished when it returns; nullptr is the legacy default stream. Neither b nor x
+/// framework's allocator), but for from_host's and assign_from_host's, which are host memory.
+/// Every call reads its input after the work enqueued on `stream` so far and has finished when it
+/// returns; nullptr is the legacy default stream. Neither b nor x
 /// crosses PCIe: only scalars (norms, counts of offending rows) come to the host.
 
 #include <adimg/grid.hpp>
@@ -78,10 +79,12 @@ public:
     /// copied into the same device storage without allocating. On an input_error the matrix keeps
     /// no valid values: assign valid ones before the next setup.
     void assign(const double* values, DeviceStream stream = nullptr);
-    /// New values from host memory, uploaded into the same device storage (through the staging
-    /// buffers of the first from_host, or made once by the first call here) and checked like the
-    /// first. Allocates no device memory, unless the bands hold row-only Dirichlet rows inside the
-    /// grid: their elimination reads a pristine copy of the bands, made for that call and freed.
+    /// New values from host memory, uploaded into the same device storage and checked like the
+    /// first (from_host). The page-locked staging buffers are made by the matrix's first upload
+    /// from the host and kept. Allocates no device memory, unless the bands hold row-only
+    /// Dirichlet rows (rows of only their diagonal that others still couple into, as scikit-fem's
+    /// enforce() leaves them): their elimination reads a copy of the bands as given, made on the
+    /// device for that call and freed.
     void assign_from_host(const double* values, DeviceStream stream = nullptr);
 
     const Grid& grid() const { return grid_; }
