@@ -7,12 +7,17 @@
 //            (assign + setup: <= 0.3, allocating nothing)
 //   batch    8 right-hand sides of A2 in one call (solve_device_batch) against 8 single solves
 //            at L = 10 and at --level
+//   host     (only when named; issue 45) A2's bands at --level in host memory to a matrix on the
+//            GPU: GridMatrix on the host, DeviceGridMatrix::from_host from pageable and from
+//            page-locked bands (upload + checks on the device), assign_from_host, each then
+//            with its setup
 // Vector copies between host and device are counted by CUPTI (transfer_counter.hpp): any memcpy
 // of at least one float per node of the finest grid.
 //
-//     device_bench [--parts solve,matrix,batch] [--level 12] [--repeats 5]
+//     device_bench [--parts solve,matrix,batch,host] [--level 12] [--repeats 5]
 
 #include <adimg/device.hpp>
+#include <adimg/pinned_memory.hpp>
 #include <adimg/problems.hpp>
 #include <adimg/solver.hpp>
 
@@ -178,6 +183,43 @@ void batch_part(int level, int repeats, int count) {
     std::printf("| A2 | %d | %d | %.3f | %.3f | %.2f |\n", level, count, 1e3 * t_single, 1e3 * t_batch, t_single / t_batch);
 }
 
+void host_part(int level, int repeats) {
+    const CaseSpec spec = builtin_case("A2");
+    const TensorMesh mesh = spec.mesh(level);
+    const double gigabytes = 9.0 * mesh.nodes() * sizeof(double) / 1e9;
+    std::printf("\n### Host bands to a matrix on the GPU (A2, %d x %d, %.2f GB of bands; median of %d)\n\n", mesh.mx(), mesh.my(),
+                gigabytes, repeats);
+    const NineBands<double> bands = assemble_stiffness(mesh);
+    const std::vector<double> pageable(bands.values.begin(), bands.values.end());
+    const pinned_vector<double> pinned(bands.values.begin(), bands.values.end());
+    const Grid grid = Grid::from_mesh(mesh);
+    Solver solver(on_gpu());  // the CUDA context exists before the timings
+    std::printf("| matrix object | object (ms) | GB/s of bands | + setup (ms) |\n|---|---|---|---|\n");
+    auto row = [&](const char* name, auto&& make) {
+        const double t_object = median_seconds(repeats, [&] { (void)make(); });
+        const double t_total = median_seconds(repeats, [&] { solver.setup(make()); });
+        std::printf("| %s | %.3f | %.1f | %.3f |\n", name, 1e3 * t_object, gigabytes / t_object, 1e3 * t_total);
+    };
+    row("GridMatrix (host copy and checks)", [&] { return GridMatrix(grid, bands); });
+    row("DeviceGridMatrix::from_host, pageable", [&] { return DeviceGridMatrix::from_host(grid, pageable.data()); });
+    row("DeviceGridMatrix::from_host, page-locked", [&] { return DeviceGridMatrix::from_host(grid, pinned.data()); });
+    DeviceGridMatrix A = DeviceGridMatrix::from_host(grid, pageable.data());
+    solver.setup(A);
+    std::size_t free_before = 0, free_after = 0, total = 0;
+    check(cudaMemGetInfo(&free_before, &total), "cudaMemGetInfo");
+    const double t_assign = median_seconds(repeats, [&] { A.assign_from_host(pageable.data()); });
+    const double t_resetup = median_seconds(repeats, [&] {
+        A.assign_from_host(pageable.data());
+        solver.setup(A);
+    });
+    check(cudaMemGetInfo(&free_after, &total), "cudaMemGetInfo");
+    std::printf("| assign_from_host, pageable (values-only) | %.3f | %.1f | %.3f |\n", 1e3 * t_assign, gigabytes / t_assign,
+                1e3 * t_resetup);
+    std::printf("\nvalues-only re-setups: allocation_count %d (1: nothing allocated), device memory free before %zu MiB, "
+                "after %zu MiB\n",
+                solver.allocation_count(), free_before >> 20, free_after >> 20);
+}
+
 std::vector<std::string> split(const std::string& text) {
     std::vector<std::string> out;
     std::size_t start = 0;
@@ -198,7 +240,7 @@ int main(int argc, char** argv) {
         else if (arg == "--level") level = std::atoi(value.c_str());
         else if (arg == "--repeats") repeats = std::atoi(value.c_str());
         else {
-            std::fprintf(stderr, "unknown option %s; usage: device_bench [--parts solve,matrix,batch] [--level 12] [--repeats 5]\n",
+            std::fprintf(stderr, "unknown option %s; usage: device_bench [--parts solve,matrix,batch,host] [--level 12] [--repeats 5]\n",
                          arg.c_str());
             return 2;
         }
@@ -214,6 +256,7 @@ int main(int argc, char** argv) {
             std::printf("| case | L | right-hand sides | single solves (ms) | one call (ms) | speed-up |\n|---|---|---|---|---|---|\n");
             for (int l : {10, level}) batch_part(l, repeats, 8);
         }
+        if (wanted("host")) host_part(level, repeats);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "device_bench: %s\n", e.what());
         return 1;

@@ -9,7 +9,10 @@
 // Solvers (those this build has; --list prints them):
 //   adimg               adimg's default solver (mixed precision, ADI, digits:2) given the fine
 //                       matrix, like the peers: Galerkin coarse levels built by Solver::setup.
-//                       On the backend of --backend (cpu or cuda), all OpenMP threads.
+//                       On the backend of --backend (cpu or cuda), all OpenMP threads. Its
+//                       matrix object: on the CPU a GridMatrix (the bands copied and checked on
+//                       the host); on the GPU a DeviceGridMatrix::from_host (the bands uploaded
+//                       once, through page-locked staging on all cores, and checked on the device).
 //   adimg-1t            the same on the CPU with one OpenMP thread (the hypre and Eigen peers of
 //                       a Debian machine are single-threaded).
 //   adimg-rediscretized adimg's built-in path: the case's levels assembled one by one.
@@ -33,6 +36,7 @@
 // CASE:SOLVER:LEVEL,... says the same of an earlier run (a level group of its own tolerance).
 // --max-iterations caps the Krylov iterations or multigrid cycles of the iterative peers (default 500).
 
+#include <adimg/device.hpp>
 #include <adimg/error.hpp>
 #include <adimg/grid.hpp>
 #include <adimg/hierarchy.hpp>
@@ -169,8 +173,16 @@ public:
         ThreadScope scope(threads_);
         if (rediscretized_) {
             solver_->setup(rediscretized_hierarchy(builtin_case(p.name), p.level, o.coarse_level));
+        } else if (kind_ == BackendKind::cuda) {
+            // The user's path to the GPU from host arrays: the bands uploaded into a
+            // DeviceGridMatrix and checked there (matrix ms = upload + device checks), then setup
+            // from device memory; the matrix's device copy is freed when setup has its own.
+            const auto t0 = clock_type::now();
+            const DeviceGridMatrix matrix = DeviceGridMatrix::from_host(Grid::from_mesh(p.mesh), p.A.values.data());
+            matrix_ms_ = ms_since(t0);
+            solver_->setup(matrix);
         } else {
-            // The user's path: a GridMatrix from host arrays (its checks included), then setup.
+            // The user's path on the CPU: a GridMatrix from host arrays (its checks included), then setup.
             const auto t0 = clock_type::now();
             const GridMatrix matrix(Grid::from_mesh(p.mesh), p.A);
             matrix_ms_ = ms_since(t0);

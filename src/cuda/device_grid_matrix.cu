@@ -1,6 +1,6 @@
-// DeviceGridMatrix: a user's nine bands in device memory, checked there with the rules and the
-// messages of GridMatrix (grid.cpp); only counts, first offending rows and the edge rows' lists
-// (RightHandSideMap) come to the host.
+// DeviceGridMatrix: a user's nine bands in device memory (or uploaded from host memory into the
+// matrix's storage), checked there with the rules and the messages of GridMatrix (grid.cpp); only
+// counts, first offending rows and the edge rows' lists (RightHandSideMap) come to the host.
 #include <adimg/device.hpp>
 #include <adimg/error.hpp>
 #include <adimg/solver.hpp>
@@ -8,6 +8,7 @@
 #include "device_memory.cuh"
 #include "device_pointers.cuh"
 #include "kernels/matrix_checks.cuh"
+#include "transfers.cuh"
 
 #include "../solver/matrix_definiteness.hpp"
 #include "../solver/matrix_messages.hpp"
@@ -28,6 +29,8 @@ struct DeviceGridMatrix::Storage {
     DeviceVector<kernels::Coupling> eliminated;  ///< grown to the largest count seen
     DeviceVector<unsigned long long> edge_rows;
     DeviceVector<kernels::Coupling> scaled_rows;
+    /// The uploads of bands from host memory (page-locked staging), made by the first.
+    std::unique_ptr<HostTransfers> transfers;
 
     Storage(std::size_t n, std::size_t edge_nodes)
         : values(9 * n, Uninitialised{}), edge_rows(edge_nodes), scaled_rows(edge_nodes) {}
@@ -57,12 +60,26 @@ void require_device() {
 
 }  // namespace
 
+DeviceGridMatrix::DeviceGridMatrix(Grid grid, const MatrixChecks& checks) : grid_(std::move(grid)), checks_(checks) {
+    require_device();
+    storage_ = std::make_unique<Storage>(grid_.nodes(), 2 * static_cast<std::size_t>(grid_.mx()) + 2 * grid_.my());
+}
+
 DeviceGridMatrix::DeviceGridMatrix(Grid grid, const double* values, const MatrixChecks& checks, DeviceStream stream)
     : grid_(std::move(grid)), checks_(checks) {
     require_device();
     check_device_pointer(values, "DeviceGridMatrix", "the band array");
     storage_ = std::make_unique<Storage>(grid_.nodes(), 2 * static_cast<std::size_t>(grid_.mx()) + 2 * grid_.my());
     assign(values, stream);
+}
+
+DeviceGridMatrix DeviceGridMatrix::from_host(Grid grid, const double* values, const MatrixChecks& checks,
+                                             DeviceStream stream) {
+    require_device();
+    check_host_pointer(values, "DeviceGridMatrix::from_host", "the band array");
+    DeviceGridMatrix matrix(std::move(grid), checks);
+    matrix.upload(values, stream);
+    return matrix;
 }
 
 DeviceGridMatrix::~DeviceGridMatrix() = default;
@@ -76,18 +93,36 @@ void DeviceGridMatrix::assign(const double* values, DeviceStream stream) {
     check(values, stream);
 }
 
+void DeviceGridMatrix::assign_from_host(const double* values, DeviceStream stream) {
+    check_host_pointer(values, "DeviceGridMatrix::assign_from_host", "the band array");
+    upload(values, stream);
+}
+
+void DeviceGridMatrix::upload(const double* values, DeviceStream user_stream) {
+    const cudaStream_t stream = as_cuda_stream(user_stream);
+    Storage& s = *storage_;
+    if (!s.transfers) s.transfers = std::make_unique<HostTransfers>(stream, std::nullopt, false);
+    s.transfers->use_stream(stream);
+    // The host reads the bands after the work enqueued on the stream so far (which may write them).
+    ADIMG_CUDA_CHECK(cudaStreamSynchronize(stream));
+    s.transfers->upload(values, s.values.size(), s.values);
+    check(s.values.data(), user_stream);
+}
+
 void DeviceGridMatrix::check(const double* given, DeviceStream user_stream) {
     const cudaStream_t stream = as_cuda_stream(user_stream);
     Storage& s = *storage_;
     const int mx = grid_.mx(), my = grid_.my();
     const std::size_t n = grid_.nodes(), edge_nodes = s.edge_rows.size();
-    const BandsView<double> A{s.values.data(), mx, my}, source{given, mx, my};
+    const BandsView<double> A{s.values.data(), mx, my};
+    BandsView<double> source{given, mx, my};
     auto entry = [&](int k, std::size_t p) { return read(s.values.data() + k * n + p, 1, stream)[0]; };
+    const bool in_place = given == s.values.data();  // uploaded from the host: nothing to copy
     rhs_ = {};
 
-    // One pass over the bands as given (kernels/matrix_checks.cuh): copied into the storage, every
-    // row checked, the definiteness sums over the unknowns of the natural edges found first; then
-    // everything the checks found comes to the host at once.
+    // One pass over the bands as given (kernels/matrix_checks.cuh): copied into the storage (unless
+    // they are in it), every row checked, the definiteness sums over the unknowns of the natural
+    // edges found first; then everything the checks found comes to the host at once.
     const int blocks = std::min(my, kernels::max_check_blocks);
     kernels::CheckResults* results = s.results.data();
     auto check_pass = [&](BandsView<double> bands, double* copy, bool row_checks) {
@@ -103,7 +138,7 @@ void DeviceGridMatrix::check(const double* given, DeviceStream user_stream) {
     ADIMG_CUDA_CHECK_LAUNCH("reset_check_results kernel");
     kernels::find_natural_edges<<<blocks_for(edge_nodes), 256, 0, stream>>>(source, results);
     ADIMG_CUDA_CHECK_LAUNCH("find_natural_edges kernel");
-    kernels::CheckResults found = check_pass(source, s.values.data(), true);
+    kernels::CheckResults found = check_pass(source, in_place ? nullptr : s.values.data(), true);
 
     matrix_messages::Offences offences{};
     for (int c = 0; c < matrix_rules::check_count; ++c)
@@ -112,8 +147,15 @@ void DeviceGridMatrix::check(const double* given, DeviceStream user_stream) {
     matrix_messages::throw_first_offence(offences, mx, my, checks_.symmetry_tolerance, entry);
 
     // Row-only Dirichlet rows (rare): their columns eliminated (counted first, to size the list),
-    // and the definiteness sums taken again without them.
+    // and the definiteness sums taken again without them. The elimination reads the bands as given
+    // while it writes the storage: bands checked in place are copied for it first.
     if (offences[matrix_rules::row_only].rows) {
+        DeviceVector<double> pristine;
+        if (in_place) {
+            pristine = DeviceVector<double>(9 * n, Uninitialised{});
+            ADIMG_CUDA_CHECK(cudaMemcpyAsync(pristine.data(), given, 9 * n * sizeof(double), cudaMemcpyDeviceToDevice, stream));
+            source = {pristine.data(), mx, my};
+        }
         ADIMG_CUDA_CHECK(cudaMemsetAsync(s.eliminated_count.data(), 0, sizeof(unsigned long long), stream));
         kernels::eliminate_row_only<<<blocks_for(n), 256, 0, stream>>>(source, s.values.data(), nullptr, 0,
                                                                        s.eliminated_count.data());

@@ -33,6 +33,19 @@ void check_device_pointer(const void* p, const char* call, const char* name) {
                                  "of its own, not a view at an odd byte offset");
 }
 
+void check_host_pointer(const void* p, const char* call, const char* name) {
+    const std::string what = std::string(call) + ": " + name;
+    if (!p) throw input_error(what + " is a null pointer; pass the bands in host memory");
+    cudaPointerAttributes attributes{};
+    if (cudaPointerGetAttributes(&attributes, p) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return;  // unknown to the CUDA runtime: ordinary host memory
+    }
+    if (attributes.type == cudaMemoryTypeDevice)
+        throw input_error(what + " points to memory of GPU " + std::to_string(attributes.device) +
+                          ", not host memory; pass device arrays to the DeviceGridMatrix constructor or assign()");
+}
+
 double* allocate_device_doubles(std::size_t n) {
     double* p = nullptr;
     if (n == 0) return p;

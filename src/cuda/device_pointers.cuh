@@ -14,6 +14,10 @@ namespace adimg {
 /// call and the argument in the message.
 void check_device_pointer(const void* p, const char* call, const char* name);
 
+/// Throws input_error unless `p` is memory the host may read: not null, not memory of a GPU
+/// alone (managed memory is both). `call` and `name` name the call and the argument.
+void check_host_pointer(const void* p, const char* call, const char* name);
+
 /// The caller's stream as the CUDA runtime takes it (nullptr: the legacy default stream).
 inline cudaStream_t as_cuda_stream(DeviceStream stream) { return stream ? stream : cudaStreamLegacy; }
 

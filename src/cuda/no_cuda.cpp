@@ -28,10 +28,14 @@ MemoryBudget cuda_device_memory() {
 
 // Without CUDA there is no device memory: a DeviceGridMatrix cannot be made.
 struct DeviceGridMatrix::Storage {};
-DeviceGridMatrix::DeviceGridMatrix(Grid grid, const double*, const MatrixChecks& checks, DeviceStream)
-    : grid_(std::move(grid)), checks_(checks) {
+DeviceGridMatrix::DeviceGridMatrix(Grid grid, const MatrixChecks& checks) : grid_(std::move(grid)), checks_(checks) {
     throw device_error(std::string("DeviceGridMatrix: this build of adimg has no CUDA backend: ") + ADIMG_NO_CUDA_REASON +
                        "; use GridMatrix with host arrays");
+}
+DeviceGridMatrix::DeviceGridMatrix(Grid grid, const double*, const MatrixChecks& checks, DeviceStream)
+    : DeviceGridMatrix(std::move(grid), checks) {}
+DeviceGridMatrix DeviceGridMatrix::from_host(Grid grid, const double*, const MatrixChecks& checks, DeviceStream) {
+    return DeviceGridMatrix(std::move(grid), checks);
 }
 DeviceGridMatrix::~DeviceGridMatrix() = default;
 DeviceGridMatrix::DeviceGridMatrix(DeviceGridMatrix&&) noexcept = default;
@@ -45,6 +49,7 @@ void copy_device_doubles(double*, const double*, std::size_t, DeviceStream) {
 }
 // Unreachable: without CUDA the constructor throws, so no DeviceGridMatrix exists.
 void DeviceGridMatrix::assign(const double*, DeviceStream) {}
+void DeviceGridMatrix::assign_from_host(const double*, DeviceStream) {}
 const double* DeviceGridMatrix::values() const { return nullptr; }
 
 // Without CUDA there is no pinned memory: ordinary memory serves the same calls.

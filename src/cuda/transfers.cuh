@@ -1,9 +1,10 @@
 #pragma once
-// Vectors between host memory (always double) and the device (float or double): one DMA from or
-// into page-locked memory where no conversion is needed, otherwise through two page-locked
-// staging buffers in chunks, so that converting one chunk on the host overlaps the transfer of
-// the previous one (docs/performance.md, "Host copies on all cores",
-// "Staging chunk sizes", "b staged with streaming stores").
+// Vectors between host memory (always double) and the device (float or double), and the bands of
+// DeviceGridMatrix::from_host (device_grid_matrix.cu): one DMA from or into page-locked memory
+// where no conversion is needed, otherwise through two page-locked staging buffers in chunks, so
+// that converting one chunk on the host overlaps the transfer of the previous one
+// (docs/performance.md, "Host copies on all cores", "Staging chunk sizes", "b staged with
+// streaming stores").
 
 #include "device_memory.cuh"
 
@@ -83,6 +84,10 @@ public:
             convert_on_host(reinterpret_cast<const T*>(staging_[c % 2]), host + first, count);
         }
     }
+
+    /// The stream of the transfers from now on (each upload() and download() has finished on the
+    /// previous one when it returns).
+    void use_stream(cudaStream_t stream) { stream_ = stream; }
 
     /// Whether the last upload() or download() was one DMA from or into the caller's memory.
     bool last_direct() const { return last_direct_; }

@@ -1,7 +1,8 @@
 // Data that stays on the GPU (device.hpp): DeviceGridMatrix against GridMatrix (the same checks,
-// messages, edges and map of b), solves and preconditioning on device memory against the host
-// calls, several right-hand sides in one call, a values-only re-setup from device bands, and the
-// errors for memory that is not the GPU's.
+// messages, edges and map of b), DeviceGridMatrix::from_host against both, solves and
+// preconditioning on device memory against the host calls, several right-hand sides in one call,
+// a values-only re-setup from device bands and from host bands, and the errors for memory that is
+// not the GPU's.
 
 #include <adimg/device.hpp>
 #include <adimg/io.hpp>
@@ -75,12 +76,58 @@ const Case cases[] = {
     {"pure Neumann", {EdgeCondition::neumann, EdgeCondition::neumann, EdgeCondition::neumann, EdgeCondition::neumann}, false, 1.0},
 };
 
+/// A case's system on `mesh`, its bands, and GridMatrix and DeviceGridMatrix made from them.
+struct CaseMatrices {
+    adimg_test::FemSystem system;
+    NineBands<double> given;
+    GridMatrix host;
+    DeviceCopy bands;
+    DeviceGridMatrix device;
+    CaseMatrices(const adimg_test::FemMesh& mesh, const Case& c)
+        : system(adimg_test::assemble(mesh, c.edges, c.row_only, c.dirichlet_diagonal)),
+          given(from_eigen(system.A, mesh.mx, mesh.my)),
+          host(mesh.grid, given),
+          bands(given.values),
+          device(mesh.grid, bands.data()) {}
+};
+
 /// The input_error messages of GridMatrix and DeviceGridMatrix for the same bad bands (empty where
-/// none is thrown).
+/// none is thrown); DeviceGridMatrix::from_host, checked where it finds the same as the device
+/// constructor, gives the device's message.
 std::pair<std::string, std::string> host_and_device_errors(const Grid& grid, const NineBands<double>& bad) {
     DeviceCopy bands(bad.values);
-    return {input_error_of([&] { (void)GridMatrix(grid, bad); }),
-            input_error_of([&] { (void)DeviceGridMatrix(grid, bands.data()); })};
+    const std::vector<double> host_bands(bad.values.begin(), bad.values.end());
+    std::string on_device = input_error_of([&] { (void)DeviceGridMatrix(grid, bands.data()); });
+    const std::string from_host = input_error_of([&] { (void)DeviceGridMatrix::from_host(grid, host_bands.data()); });
+    INFO("device: " << on_device << "\nfrom host: " << from_host);
+    CHECK(from_host == on_device);
+    return {input_error_of([&] { (void)GridMatrix(grid, bad); }), std::move(on_device)};
+}
+
+/// `found`'s natural edges, null space and map of b are `expected`'s (a GridMatrix or another
+/// DeviceGridMatrix).
+template <class Matrix>
+void check_same_edges_and_map(const DeviceGridMatrix& found, const Matrix& expected) {
+    CHECK(found.natural_edges().west == expected.natural_edges().west);
+    CHECK(found.natural_edges().east == expected.natural_edges().east);
+    CHECK(found.natural_edges().south == expected.natural_edges().south);
+    CHECK(found.natural_edges().north == expected.natural_edges().north);
+    CHECK(found.constant_null_space() == expected.constant_null_space());
+    CHECK(found.rhs_map().scaled_rows == expected.rhs_map().scaled_rows);
+    CHECK(found.rhs_map().dirichlet_rows == expected.rhs_map().dirichlet_rows);
+    REQUIRE(found.rhs_map().eliminated.size() == expected.rhs_map().eliminated.size());
+    for (std::size_t e = 0; e < expected.rhs_map().eliminated.size(); ++e) {
+        CHECK(found.rhs_map().eliminated[e].row == expected.rhs_map().eliminated[e].row);
+        CHECK(found.rhs_map().eliminated[e].column == expected.rhs_map().eliminated[e].column);
+        CHECK(found.rhs_map().eliminated[e].value == expected.rhs_map().eliminated[e].value);
+    }
+}
+
+/// x from solve_device after `solver`'s setup, b from the host.
+std::pair<SolveReport, std::vector<double>> device_solve(Solver& solver, const std::vector<double>& b) {
+    DeviceCopy d_b(b), d_x(std::vector<double>(b.size(), std::nan("")));
+    SolveReport report = solver.solve_device(d_b.data(), d_x.data(), InitialGuess::zero);
+    return {std::move(report), d_x.host()};
 }
 
 }  // namespace
@@ -90,27 +137,15 @@ TEST_CASE("Device memory: DeviceGridMatrix finds what GridMatrix finds, and devi
     const adimg_test::FemMesh mesh = adimg_test::graded_mesh(7);
     for (const Case& c : cases) {
         INFO(c.name);
-        const adimg_test::FemSystem system = adimg_test::assemble(mesh, c.edges, c.row_only, c.dirichlet_diagonal);
-        const NineBands<double> given = from_eigen(system.A, mesh.mx, mesh.my);
-        const GridMatrix host(mesh.grid, given);
-        DeviceCopy bands(given.values);
-        const DeviceGridMatrix device(mesh.grid, bands.data());
+        const CaseMatrices m(mesh, c);
+        const adimg_test::FemSystem& system = m.system;
+        const NineBands<double>& given = m.given;
+        const GridMatrix& host = m.host;
+        const DeviceGridMatrix& device = m.device;
 
         CHECK(DeviceCopy::to_host(device.values(), given.values.size()) ==
               std::vector<double>(host.bands().values.begin(), host.bands().values.end()));
-        CHECK(device.natural_edges().west == host.natural_edges().west);
-        CHECK(device.natural_edges().east == host.natural_edges().east);
-        CHECK(device.natural_edges().south == host.natural_edges().south);
-        CHECK(device.natural_edges().north == host.natural_edges().north);
-        CHECK(device.constant_null_space() == host.constant_null_space());
-        CHECK(device.rhs_map().scaled_rows == host.scaled_rows());
-        CHECK(device.rhs_map().dirichlet_rows == host.rhs_map().dirichlet_rows);
-        REQUIRE(device.rhs_map().eliminated.size() == host.eliminated().size());
-        for (std::size_t e = 0; e < host.eliminated().size(); ++e) {
-            CHECK(device.rhs_map().eliminated[e].row == host.eliminated()[e].row);
-            CHECK(device.rhs_map().eliminated[e].column == host.eliminated()[e].column);
-            CHECK(device.rhs_map().eliminated[e].value == host.eliminated()[e].value);
-        }
+        check_same_edges_and_map(device, host);
 
         Solver from_host(on_gpu()), from_device(on_gpu());
         from_host.setup(host);
@@ -133,6 +168,43 @@ TEST_CASE("Device memory: DeviceGridMatrix finds what GridMatrix finds, and devi
         DeviceCopy z(std::vector<double>(system.b.size(), std::nan("")));
         from_device.precondition_device(b.data(), z.data());
         CHECK(relative_max_difference(z.host(), z_host) < 1e-12);
+    }
+}
+
+TEST_CASE("Device memory: DeviceGridMatrix::from_host is the device-pointer matrix and GridMatrix, bit for bit",
+          "[gpu][device][from_host]") {
+    const adimg_test::FemMesh mesh = adimg_test::graded_mesh(7);
+    for (const Case& c : cases) {
+        INFO(c.name);
+        const CaseMatrices m(mesh, c);
+        const std::vector<double> pageable(m.given.values.begin(), m.given.values.end());
+        const pinned_vector<double> pinned(m.given.values.begin(), m.given.values.end());
+        Solver on_host(on_gpu()), on_device(on_gpu());
+        on_host.setup(m.host);
+        on_device.setup(m.device);
+        const auto [r_host, x_host] = device_solve(on_host, m.system.b);
+        const auto [r_device, x_device] = device_solve(on_device, m.system.b);
+        REQUIRE(r_host.ok());
+        REQUIRE(r_device.ok());
+
+        for (const double* values : {pageable.data(), pinned.data()}) {
+            INFO((values == pinned.data() ? "page-locked bands" : "pageable bands"));
+            const DeviceGridMatrix uploaded = DeviceGridMatrix::from_host(mesh.grid, values);
+            CHECK(DeviceCopy::to_host(uploaded.values(), m.given.values.size()) ==
+                  DeviceCopy::to_host(m.device.values(), m.given.values.size()));
+            check_same_edges_and_map(uploaded, m.device);
+
+            Solver solver(on_gpu());
+            solver.setup(uploaded);
+            const auto [r, x] = device_solve(solver, m.system.b);
+            REQUIRE(r.ok());
+            CHECK(r.iterations() == r_device.iterations());
+            CHECK(r.iterations() == r_host.iterations());
+            INFO("max |x - x_device| / max |x_device| = " << relative_max_difference(x, x_device)
+                 << ", max |x - x_host| / max |x_host| = " << relative_max_difference(x, x_host));
+            CHECK(x == x_device);
+            CHECK(x == x_host);
+        }
     }
 }
 
@@ -239,32 +311,39 @@ TEST_CASE("Device memory: several right-hand sides in one call equal single solv
     CHECK(solver.allocation_count() == 1);
 }
 
-TEST_CASE("Device memory: a values-only re-setup from device bands allocates nothing", "[gpu][device][reuse]") {
+TEST_CASE("Device memory: a values-only re-setup from device or host bands allocates nothing", "[gpu][device][reuse]") {
     const TensorMesh mesh = builtin_case("A3").mesh(8);
+    const Grid grid = Grid::from_mesh(mesh);
     const NineBands<double> bands = assemble_stiffness(mesh);
     const std::vector<double> load = assemble_load(mesh, {1.0, 1.0});
-    DeviceCopy d_bands(bands.values), d_b(load), d_x(std::vector<double>(load.size()));
-    DeviceGridMatrix A(Grid::from_mesh(mesh), d_bands.data());
-    Solver solver(on_gpu());
-    solver.setup(A);
-    REQUIRE(solver.solve_device(d_b.data(), d_x.data(), InitialGuess::zero).ok());
-    const std::vector<double> x1 = d_x.host();
+    for (const bool from_host : {false, true}) {
+        INFO((from_host ? "host bands (from_host, assign_from_host)" : "device bands (constructor, assign)"));
+        std::vector<double> values(bands.values.begin(), bands.values.end());  // pageable host memory
+        DeviceCopy d_bands(values);
+        DeviceGridMatrix A = from_host ? DeviceGridMatrix::from_host(grid, values.data()) : DeviceGridMatrix(grid, d_bands.data());
+        Solver solver(on_gpu());
+        solver.setup(A);
+        const auto [r1, x1] = device_solve(solver, load);
+        REQUIRE(r1.ok());
 
-    std::vector<double> doubled(bands.values.begin(), bands.values.end());
-    for (double& v : doubled) v *= 2.0;  // 2 A: the solution halves (b is zero on the Dirichlet rows)
-    DeviceCopy d_doubled(doubled);
-    std::size_t free_before = 0, free_after = 0, total = 0;
-    REQUIRE(cudaMemGetInfo(&free_before, &total) == cudaSuccess);
-    A.assign(d_doubled.data());
-    solver.setup(A);
-    REQUIRE(cudaMemGetInfo(&free_after, &total) == cudaSuccess);
-    CHECK(free_after == free_before);
-    CHECK(solver.allocation_count() == 1);
-    REQUIRE(solver.solve_device(d_b.data(), d_x.data(), InitialGuess::zero).ok());
-    const std::vector<double> x2 = d_x.host();
-    std::vector<double> half(x1.size());
-    for (std::size_t p = 0; p < x1.size(); ++p) half[p] = 0.5 * x1[p];
-    CHECK(relative_max_difference(x2, half) < 1e-7);
+        for (double& v : values) v *= 2.0;  // 2 A: the solution halves (b is zero on the Dirichlet rows)
+        DeviceCopy d_doubled(values);
+        std::size_t free_before = 0, free_after = 0, total = 0;
+        REQUIRE(cudaMemGetInfo(&free_before, &total) == cudaSuccess);
+        if (from_host)
+            A.assign_from_host(values.data());
+        else
+            A.assign(d_doubled.data());
+        solver.setup(A);
+        REQUIRE(cudaMemGetInfo(&free_after, &total) == cudaSuccess);
+        CHECK(free_after == free_before);
+        CHECK(solver.allocation_count() == 1);
+        const auto [r2, x2] = device_solve(solver, load);
+        REQUIRE(r2.ok());
+        std::vector<double> half(x1.size());
+        for (std::size_t p = 0; p < x1.size(); ++p) half[p] = 0.5 * x1[p];
+        CHECK(relative_max_difference(x2, half) < 1e-7);
+    }
 }
 
 TEST_CASE("Device memory: host pointers, misaligned or null pointers and host bands are input errors",
@@ -297,6 +376,10 @@ TEST_CASE("Device memory: host pointers, misaligned or null pointers and host ba
          {"precondition_device: z points to host memory"});
     says(input_error_of([&] { (void)DeviceGridMatrix(Grid::from_mesh(mesh), bands.values.data()); }),
          {"DeviceGridMatrix: the band array points to host memory"});
+    says(input_error_of([&] { (void)DeviceGridMatrix::from_host(Grid::from_mesh(mesh), device.data()); }),
+         {"DeviceGridMatrix::from_host: the band array points to memory of GPU", "DeviceGridMatrix constructor"});
+    says(input_error_of([&] { (void)DeviceGridMatrix::from_host(Grid::from_mesh(mesh), nullptr); }),
+         {"DeviceGridMatrix::from_host: the band array is a null pointer"});
     says(input_error_of([&] { solver.solve_device_batch(device.data(), device.data(), 0, InitialGuess::zero); }),
          {"count = 0"});
     // The host solve still works after the refusals.
