@@ -754,6 +754,11 @@ private:
         if (!handle_) {
             cudss_check(cudssCreate(&handle_), "cudssCreate");
             cudss_check(cudssConfigCreate(&config_), "cudssConfigCreate");
+            // Multi-threaded mode, whose reordering (the analysis' host part, which takes most of
+            // the setup) runs on all host cores, where CUDSS_THREADING_LIB names cuDSS's threading
+            // layer (bench/peers/run: the staged libcudss_mtlayer_gomp); otherwise one thread.
+            if (std::getenv("CUDSS_THREADING_LIB"))
+                cudss_check(cudssSetThreadingLayer(handle_, nullptr), "cudssSetThreadingLayer");
         }
         cudss_check(cudssDataCreate(handle_, &data_), "cudssDataCreate");
         const int64_t n = static_cast<int64_t>(n_);
