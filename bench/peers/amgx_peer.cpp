@@ -91,7 +91,7 @@ public:
     }
 
 private:
-    void release() {
+    void release() override {
         if (solver_) AMGX_solver_destroy(solver_);
         if (A_) AMGX_matrix_destroy(A_);
         if (b_) AMGX_vector_destroy(b_);

@@ -53,6 +53,9 @@ public:
     virtual std::string backend() const { return "cpu"; }
     virtual int threads() const { return 1; }
     virtual std::string precision() const { return "double"; }
+    /// Frees what the last setup made. The harness calls it before it times the next setup: a
+    /// user's time to solution does not include tearing down an earlier solve's objects.
+    virtual void release() {}
     /// Of the last setup, the milliseconds spent on the library's matrix object: from adimg's
     /// nine-band host arrays to the matrix the library solves with (conversion, copy to the
     /// device, assembly); NaN where a peer cannot tell it apart from the rest of its setup.
