@@ -112,34 +112,50 @@ private:
 }  // namespace
 
 std::string amgx_config(AmgxAmg amg, const Settings& s) {
-    // The preconditioner as shipped (AmgX main, src/configs/): one V-cycle (max_iters 1) of
-    // classical AMG (PCG_CLASSICAL_V_JACOBI.json: PMIS selection, AmgX's default, written out
-    // here; aggressive coarsening on the first two levels, D2 interpolation, one block-Jacobi
-    // sweep before and after) or of aggregation AMG (PCG_AGGREGATION_JACOBI.json: pairwise
-    // aggregates SIZE_2, three block-Jacobi sweeps after with damping 0.8, no coarse solver,
-    // deterministic aggregation). Changed from the files: the outer PCG's tolerance and
-    // iteration limit are the run's (the files have 1e-6 and 100); store_res_history on, for
-    // the final residual; grid and solve statistics and timings off (they print, and the grid
-    // statistics cost setup time).
-    const std::string preconditioner =
-        amg == AmgxAmg::classical
-            ? R"("preconditioner": {"scope": "amg", "solver": "AMG", "algorithm": "CLASSICAL", "selector": "PMIS",
+    // The preconditioner as shipped (AmgX main, src/configs/), one V-cycle (max_iters 1) of:
+    // - classical AMG (PCG_CLASSICAL_V_JACOBI.json): PMIS selection, AmgX's default, written out
+    //   here; aggressive coarsening on the first two levels, D2 interpolation, one block-Jacobi
+    //   sweep before and after;
+    // - aggregation AMG (PCG_AGGREGATION_JACOBI.json): pairwise aggregates SIZE_2, three
+    //   block-Jacobi sweeps after with damping 0.8, no coarse solver, deterministic aggregation;
+    // - aggregation AMG under FGMRES (FGMRES_AGGREGATION.json): pairwise aggregates, three
+    //   multicolour DILU sweeps after with damping 0.75, a dense LU solve on a coarsest grid of at
+    //   least 32 rows; FGMRES restarted every 10 steps. Its cycle is not symmetric, which FGMRES,
+    //   unlike PCG, does not need.
+    // Changed from the files: the outer solver's tolerance and iteration limit are the run's (the
+    // files have 1e-6 and 100); store_res_history on, for the final residual; grid and solve
+    // statistics and timings off (they print, and the grid statistics cost setup time).
+    const char* quiet = R"("monitor_residual": 0, "store_res_history": 0, "print_grid_stats": 0, "print_solve_stats": 0, "print_vis_data": 0)";
+    std::string preconditioner;
+    switch (amg) {
+    case AmgxAmg::classical:
+        preconditioner = R"("preconditioner": {"scope": "amg", "solver": "AMG", "algorithm": "CLASSICAL", "selector": "PMIS",
                  "aggressive_levels": 2, "interpolator": "D2", "cycle": "V", "max_iters": 1, "max_levels": 50,
                  "presweeps": 1, "postsweeps": 1,
-                 "smoother": {"scope": "jacobi", "solver": "BLOCK_JACOBI", "monitor_residual": 0, "print_solve_stats": 0},
-                 "monitor_residual": 0, "store_res_history": 0, "print_grid_stats": 0, "print_solve_stats": 0, "print_vis_data": 0})"
-            : R"("preconditioner": {"scope": "amg", "solver": "AMG", "algorithm": "AGGREGATION", "selector": "SIZE_2",
+                 "smoother": {"scope": "jacobi", "solver": "BLOCK_JACOBI", "monitor_residual": 0, "print_solve_stats": 0}, )";
+        break;
+    case AmgxAmg::aggregation:
+        preconditioner = R"("preconditioner": {"scope": "amg", "solver": "AMG", "algorithm": "AGGREGATION", "selector": "SIZE_2",
                  "interpolator": "D2", "coarse_solver": "NOSOLVER", "cycle": "V", "max_iters": 1, "max_levels": 50,
                  "presweeps": 0, "postsweeps": 3,
                  "smoother": {"scope": "jacobi", "solver": "BLOCK_JACOBI", "relaxation_factor": 0.8, "monitor_residual": 0,
-                              "print_solve_stats": 0},
-                 "monitor_residual": 0, "store_res_history": 0, "print_grid_stats": 0, "print_solve_stats": 0, "print_vis_data": 0})";
-    char stop[256];
+                              "print_solve_stats": 0}, )";
+        break;
+    case AmgxAmg::fgmres_aggregation:
+        preconditioner = R"("preconditioner": {"scope": "amg", "solver": "AMG", "algorithm": "AGGREGATION", "selector": "SIZE_2",
+                 "smoother": "MULTICOLOR_DILU", "relaxation_factor": 0.75, "matrix_coloring_scheme": "PARALLEL_GREEDY",
+                 "max_uncolored_percentage": 0.05, "error_scaling": 0, "coarse_solver": "DENSE_LU_SOLVER",
+                 "min_coarse_rows": 32, "cycle": "V", "max_iters": 1, "max_levels": 50, "presweeps": 0, "postsweeps": 3, )";
+        break;
+    }
+    preconditioner += std::string(quiet) + "}";
+    const bool fgmres = amg == AmgxAmg::fgmres_aggregation;
+    char stop[320];
     // RELATIVE_INI: ||r_k||_2 / ||r_0||_2 <= tolerance, with r_0 = b from x = 0: the run's stop.
     std::snprintf(stop, sizeof stop,
-                  R"("scope": "main", "solver": "PCG", "max_iters": %d, "tolerance": %.17g, "convergence": "RELATIVE_INI", "norm": "L2",
+                  R"("scope": "main", "solver": "%s", %s"max_iters": %d, "tolerance": %.17g, "convergence": "RELATIVE_INI", "norm": "L2",
                   "monitor_residual": 1, "store_res_history": 1, "print_solve_stats": 0, "obtain_timings": 0)",
-                  s.max_iterations, s.tol);
+                  fgmres ? "FGMRES" : "PCG", fgmres ? R"("gmres_n_restart": 10, "use_scalar_norm": 1, )" : "", s.max_iterations, s.tol);
     return std::string(R"({"config_version": 2, )") + (amg == AmgxAmg::aggregation ? R"("determinism_flag": 1, )" : "") +
            R"("solver": {)" + preconditioner + ", " + stop + "}}";
 }

@@ -1,6 +1,7 @@
 // NVIDIA AmgX as a peer of adimg (bench/peers/README.md, "AmgX"): PCG with one V-cycle of AmgX's
-// classical AMG or of its aggregation AMG as the preconditioner, in AmgX's double mode on the GPU
-// (dDDI), given the matrix from host arrays like every other peer. Compiled into
+// classical AMG or of its aggregation AMG as the preconditioner, or FGMRES with one V-cycle of
+// aggregation AMG smoothed by multicolour DILU, in AmgX's double mode on the GPU (dDDI), given the
+// matrix from host arrays like every other peer. Compiled into
 // peer_bench_amgx only (a program of its own, so that peer_bench never needs libamgxsh).
 #pragma once
 
@@ -11,11 +12,12 @@
 
 namespace adimg_peers {
 
-enum class AmgxAmg { classical, aggregation };
+/// The shipped configuration a peer runs (AmgX's src/configs/): PCG_CLASSICAL_V_JACOBI.json,
+/// PCG_AGGREGATION_JACOBI.json or FGMRES_AGGREGATION.json.
+enum class AmgxAmg { classical, aggregation, fgmres_aggregation };
 
-/// AmgX's configuration for a run (JSON, AmgX's config_version 2): the shipped
-/// src/configs/PCG_CLASSICAL_V_JACOBI.json or PCG_AGGREGATION_JACOBI.json with the run's stop
-/// and iteration limit and AmgX's own printing off.
+/// AmgX's configuration for a run (JSON, AmgX's config_version 2): the shipped file with the
+/// run's stop and iteration limit and AmgX's own printing off.
 std::string amgx_config(AmgxAmg amg, const Settings& s);
 
 std::unique_ptr<Peer> make_amgx_peer(AmgxAmg amg);

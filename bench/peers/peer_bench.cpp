@@ -873,6 +873,9 @@ std::vector<Entry> registry() {
                  [](const Settings&) { return make_amgx_peer(AmgxAmg::classical); }});
     r.push_back({"amgx-pcg-aggregation", "AmgX PCG, one aggregation AMG V-cycle as preconditioner (PCG_AGGREGATION_JACOBI.json)",
                  [](const Settings&) { return make_amgx_peer(AmgxAmg::aggregation); }});
+    r.push_back({"amgx-fgmres-aggregation",
+                 "AmgX FGMRES, one aggregation AMG V-cycle with multicolour DILU as preconditioner (FGMRES_AGGREGATION.json)",
+                 [](const Settings&) { return make_amgx_peer(AmgxAmg::fgmres_aggregation); }});
 #endif
     return r;
 }
