@@ -6,7 +6,10 @@
 //            first setup together against one solve (<= 0.5), and the values-only re-setup
 //            (assign + setup: <= 0.3, allocating nothing)
 //   batch    8 right-hand sides of A2 in one call (solve_device_batch) against 8 single solves
-//            at L = 10 and at --level
+//            at L = 10 and at --level; then both again under a kernel trace (kernel_trace.hpp):
+//            how many streams ran kernels, the kernels' time added up against the time some
+//            kernel ran (their ratio: the mean number running at once, which is where the
+//            lanes' overlap shows), and the wall time from the first kernel to the last
 //   host     (only when named; issue 45) A2's bands at --level in host memory to a matrix on the
 //            GPU: GridMatrix on the host, DeviceGridMatrix::from_host from pageable and from
 //            page-locked bands (upload + checks on the device), assign_from_host, each then
@@ -23,11 +26,13 @@
 
 #include <cuda_runtime.h>
 
+#include "kernel_trace.hpp"
 #include "transfer_counter.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <utility>
@@ -163,6 +168,18 @@ void matrix_part(int level, int repeats) {
                 solver.allocation_count(), free_before >> 20, free_after >> 20, counted.to_device, counted.to_host);
 }
 
+/// The rows of the batch's trace table, printed after its speed-up table.
+std::vector<std::string>& traced_rows() {
+    static std::vector<std::string> rows;
+    return rows;
+}
+
+std::string fixed(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3f", value);
+    return text;
+}
+
 void batch_part(int level, int repeats, int count) {
     const CaseSpec spec = builtin_case("A2");
     Solver solver(on_gpu());
@@ -181,6 +198,29 @@ void batch_part(int level, int repeats, int count) {
             require_ok(solver.solve_device(b.data + c * n, x.data + c * n, InitialGuess::zero), "single solve");
     });
     std::printf("| A2 | %d | %d | %.3f | %.3f | %.2f |\n", level, count, 1e3 * t_single, 1e3 * t_batch, t_single / t_batch);
+
+    // The same two, traced: whether the batch's lanes run kernels at the same time.
+    auto traced = [&](const char* name, auto&& run) {
+        bench::KernelTrace trace;
+        trace.start();
+        run();
+        const std::vector<bench::KernelSpan> spans = trace.stop();
+        if (spans.empty()) return;
+        std::vector<std::uint32_t> streams;
+        std::uint64_t last = 0;
+        for (const bench::KernelSpan& k : spans) {
+            if (std::find(streams.begin(), streams.end(), k.stream) == streams.end()) streams.push_back(k.stream);
+            last = std::max(last, k.end);
+        }
+        const double summed = 1e-6 * bench::summed(spans), busy = 1e-6 * bench::covered(spans);
+        traced_rows().push_back(std::string("| ") + std::to_string(level) + " | " + name + " | " + std::to_string(spans.size()) +
+                                " | " + std::to_string(streams.size()) + " | " + fixed(summed) + " | " + fixed(busy) + " | " +
+                                fixed(summed / busy) + " | " + fixed(1e-6 * (last - spans.front().start)) + " |");
+    };
+    traced("one call", [&] { (void)solver.solve_device_batch(b.data, x.data, count, InitialGuess::zero); });
+    traced("single solves", [&] {
+        for (int c = 0; c < count; ++c) (void)solver.solve_device(b.data + c * n, x.data + c * n, InitialGuess::zero);
+    });
 }
 
 void host_part(int level, int repeats) {
@@ -255,6 +295,9 @@ int main(int argc, char** argv) {
             std::printf("\n### Several right-hand sides in one call against single solves\n\n");
             std::printf("| case | L | right-hand sides | single solves (ms) | one call (ms) | speed-up |\n|---|---|---|---|---|---|\n");
             for (int l : {10, level}) batch_part(l, repeats, 8);
+            std::printf("\n| L | 8 right-hand sides | kernels | streams | kernel time added up (ms) | some kernel running (ms) | "
+                        "kernels at once (mean) | first to last kernel (ms) |\n|---|---|---|---|---|---|---|---|\n");
+            for (const std::string& row : traced_rows()) std::printf("%s\n", row.c_str());
         }
         if (wanted("host")) host_part(level, repeats);
     } catch (const std::exception& e) {

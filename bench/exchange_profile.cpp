@@ -19,7 +19,7 @@
 #include <adimg/distributed_fast_direct.hpp>
 #include <adimg/problems.hpp>
 
-#include "cupti_activity.hpp"
+#include "kernel_trace.hpp"
 
 #include <mpi.h>
 
@@ -35,33 +35,9 @@
 
 namespace {
 
-struct KernelSpan {
-    std::uint64_t start = 0, end = 0;
-    std::string name;
-};
-
-/// The kernels CUPTI reports between start() and stop() (concurrent-kernel records, graph
-/// launches included).
-class KernelTrace {
-public:
-    void start() {
-        spans_.clear();
-        recording_.emplace(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, [this](const CUpti_Activity& record) {
-            if (record.kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) return;
-            const auto& k = reinterpret_cast<const CUpti_ActivityKernel10&>(record);
-            spans_.push_back({k.start, k.end, k.name ? k.name : "?"});
-        });
-    }
-    std::vector<KernelSpan> stop() {
-        recording_.reset();  // flushes what CUPTI still holds into spans_
-        std::sort(spans_.begin(), spans_.end(), [](const KernelSpan& a, const KernelSpan& b) { return a.start < b.start; });
-        return spans_;
-    }
-
-private:
-    std::vector<KernelSpan> spans_;
-    std::optional<adimg::bench::ActivityRecording> recording_;
-};
+using adimg::bench::KernelSpan;
+using adimg::bench::KernelTrace;
+using adimg::bench::covered;
 
 /// NCCL's kernels by operation ("SendRecv", "AllReduce", "AllGather"), "" for the solver's own.
 std::string nccl_operation(const std::string& name) {
@@ -74,17 +50,6 @@ std::string nccl_operation(const std::string& name) {
     std::size_t end = 0;
     while (end < rest.size() && std::isalpha(static_cast<unsigned char>(rest[end]))) ++end;
     return rest.substr(0, end);
-}
-
-/// Nanoseconds covered by the union of the (start-sorted) spans.
-std::uint64_t covered(const std::vector<KernelSpan>& spans) {
-    std::uint64_t total = 0, reach = 0;
-    for (const KernelSpan& s : spans) {
-        if (s.end <= reach) continue;
-        total += s.end - std::max(s.start, reach);
-        reach = s.end;
-    }
-    return total;
 }
 
 /// One rank's traced solve, per V-cycle: a fixed layout so that rank 0 can gather it as doubles.
