@@ -2,19 +2,37 @@
 
 #include "kernels/launch.cuh"
 
+#include <map>
+#include <mutex>
+
 namespace adimg {
 
 namespace {
 /// A kernel compiled into this library, whose PTX version tells which architecture the build
 /// targeted (a build for an older one, run through the JIT, lacks the programmatic wait).
 __global__ void probe() {}
+
+/// The properties of `device`, asked of the runtime once per process: cudaGetDeviceProperties
+/// fills every field, some through the driver, and every backend (each Solver, each lane of a
+/// batch) starts a Launcher.
+const cudaDeviceProp& device_properties(int device) {
+    static std::mutex mutex;
+    static std::map<int, cudaDeviceProp> known;
+    const std::lock_guard<std::mutex> lock(mutex);
+    auto it = known.find(device);
+    if (it == known.end()) {
+        cudaDeviceProp props{};
+        ADIMG_CUDA_CHECK(cudaGetDeviceProperties(&props, device));
+        it = known.emplace(device, props).first;
+    }
+    return it->second;
+}
 }  // namespace
 
 Launcher::Launcher(bool programmatic) {
     int device = 0;
     ADIMG_CUDA_CHECK(cudaGetDevice(&device));
-    cudaDeviceProp props{};
-    ADIMG_CUDA_CHECK(cudaGetDeviceProperties(&props, device));
+    const cudaDeviceProp& props = device_properties(device);
     int optin = 0;
     ADIMG_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     shared_limit_ = static_cast<std::size_t>(optin);

@@ -12,11 +12,19 @@ HostTransfers::HostTransfers(cudaStream_t stream, std::optional<std::size_t> chu
     : stream_(stream), forced_chunk_bytes_(chunk_bytes), always_staged_(always_staged) {
     if (chunk_bytes && *chunk_bytes < sizeof(double))
         throw device_error("a transfer chunk of " + std::to_string(*chunk_bytes) + " bytes holds no element; use at least 8");
-    const std::size_t bytes = std::max(max_chunk_bytes, chunk_bytes.value_or(0));
-    for (int i = 0; i < 2; ++i) {
-        ADIMG_CUDA_CHECK(cudaMallocHost(&staging_[i], bytes));
-        ADIMG_CUDA_CHECK(cudaEventCreateWithFlags(&staged_[i], cudaEventDisableTiming));
+    for (int i = 0; i < 2; ++i) ADIMG_CUDA_CHECK(cudaEventCreateWithFlags(&staged_[i], cudaEventDisableTiming));
+}
+
+char* HostTransfers::staging(std::size_t c) {
+    // Made at the first transfer that stages: page-locking 2 x 16 MiB pins every page of them,
+    // and a backend whose vectors come from page-locked memory (or stay on the device) never
+    // stages.
+    if (!staging_[0]) {
+        const std::size_t bytes = std::max(max_chunk_bytes, forced_chunk_bytes_.value_or(0));
+        for (int i = 0; i < 2; ++i) ADIMG_CUDA_CHECK(cudaMallocHost(&staging_[i], bytes));
     }
+    ADIMG_CUDA_CHECK(cudaEventSynchronize(staged_[c % 2]));
+    return staging_[c % 2];
 }
 
 HostTransfers::~HostTransfers() {

@@ -106,18 +106,16 @@ private:
     bool direct(const void* host) const {
         return std::is_same_v<T, double> && !always_staged_ && is_pinned(host);
     }
-    /// Staging buffer c % 2, once the transfer that last used it has finished.
-    char* staging(std::size_t c) {
-        ADIMG_CUDA_CHECK(cudaEventSynchronize(staged_[c % 2]));
-        return staging_[c % 2];
-    }
+    /// Staging buffer c % 2, once the transfer that last used it has finished (both buffers are
+    /// made at the first call).
+    char* staging(std::size_t c);
 
     static constexpr std::size_t min_chunk_bytes = std::size_t(4) << 20, max_chunk_bytes = std::size_t(16) << 20;
     cudaStream_t stream_;
     std::optional<std::size_t> forced_chunk_bytes_;
     bool always_staged_;
     bool last_direct_ = false;
-    char* staging_[2] = {nullptr, nullptr};  // page-locked, each as large as the largest chunk
+    char* staging_[2] = {nullptr, nullptr};  // page-locked, each as large as the largest chunk; made when first staged
     cudaEvent_t staged_[2] = {nullptr, nullptr};
 };
 
