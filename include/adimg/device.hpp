@@ -80,8 +80,9 @@ public:
     /// no valid values: assign valid ones before the next setup.
     void assign(const double* values, DeviceStream stream = nullptr);
     /// New values from host memory, uploaded into the same device storage and checked like the
-    /// first (from_host). The page-locked staging buffers are made by the matrix's first upload
-    /// from the host and kept. Allocates no device memory, unless the bands hold row-only
+    /// first (from_host). The page-locked staging buffers (pageable bands only) are taken by the
+    /// matrix's first upload from a pool the process keeps, and given back with the matrix.
+    /// Allocates no device memory, unless the bands hold row-only
     /// Dirichlet rows (rows of only their diagonal that others still couple into, as scikit-fem's
     /// enforce() leaves them): their elimination reads a copy of the bands as given, made on the
     /// device for that call and freed.

@@ -29,7 +29,8 @@ struct DeviceGridMatrix::Storage {
     DeviceVector<kernels::Coupling> eliminated;  ///< grown to the largest count seen
     DeviceVector<unsigned long long> edge_rows;
     DeviceVector<kernels::Coupling> scaled_rows;
-    /// The uploads of bands from host memory (page-locked staging), made by the first.
+    /// The uploads of bands from host memory (page-locked staging from the process's pool), made
+    /// by the first.
     std::unique_ptr<HostTransfers> transfers;
 
     Storage(std::size_t n, std::size_t edge_nodes)

@@ -1,12 +1,88 @@
 #include "transfers.cuh"
 
 #include <cstring>
+#include <map>
+#include <mutex>
+#include <utility>
+#include <vector>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
 
 namespace adimg {
+
+namespace {
+
+/// Page-locked staging buffers kept for the process, by device and size, so that the transfers of
+/// a new backend or of DeviceGridMatrix::from_host do not page-lock 2 x 16 MiB afresh (and unlock
+/// them at their end). At most `kept` idle buffers per device and size stay; the process keeps
+/// them until it exits (like the registry of pinned_memory.cu, the pool is never destroyed: a
+/// static object's end may come after the CUDA runtime's).
+class StagingPool {
+public:
+    static StagingPool& instance() {
+        static StagingPool* pool = new StagingPool;
+        return *pool;
+    }
+
+    char* take(std::size_t bytes) {
+        const Key key{current_device(), bytes};
+        {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            std::vector<char*>& idle = idle_[key];
+            while (!idle.empty()) {
+                char* p = idle.back();
+                idle.pop_back();
+                if (still_pinned(p)) return p;  // else released with its context (cudaDeviceReset)
+            }
+        }
+        char* p = nullptr;
+        ADIMG_CUDA_CHECK(cudaMallocHost(&p, bytes));
+        return p;
+    }
+
+    void give_back(char* p, std::size_t bytes) noexcept {
+        if (!p) return;
+        int device = 0;
+        if (cudaGetDevice(&device) != cudaSuccess) {
+            cudaGetLastError();
+            return;  // the runtime is going away: nothing to keep, nothing to free
+        }
+        {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            std::vector<char*>& idle = idle_[Key{device, bytes}];
+            if (idle.size() < kept) {
+                idle.push_back(p);
+                return;
+            }
+        }
+        if (cudaFreeHost(p) != cudaSuccess) cudaGetLastError();
+    }
+
+private:
+    static constexpr std::size_t kept = 4;  // two HostTransfers' worth
+    using Key = std::pair<int, std::size_t>;
+
+    static int current_device() {
+        int device = 0;
+        ADIMG_CUDA_CHECK(cudaGetDevice(&device));
+        return device;
+    }
+    static bool still_pinned(const void* p) {
+        cudaPointerAttributes attributes{};
+        if (cudaPointerGetAttributes(&attributes, p) != cudaSuccess) {
+            cudaGetLastError();
+            return false;
+        }
+        return attributes.type == cudaMemoryTypeHost;
+    }
+
+    std::mutex mutex_;
+    std::map<Key, std::vector<char*>> idle_;
+};
+
+}  // namespace
 
 HostTransfers::HostTransfers(cudaStream_t stream, std::optional<std::size_t> chunk_bytes, bool always_staged)
     : stream_(stream), forced_chunk_bytes_(chunk_bytes), always_staged_(always_staged) {
@@ -16,20 +92,17 @@ HostTransfers::HostTransfers(cudaStream_t stream, std::optional<std::size_t> chu
 }
 
 char* HostTransfers::staging(std::size_t c) {
-    // Made at the first transfer that stages: page-locking 2 x 16 MiB pins every page of them,
-    // and a backend whose vectors come from page-locked memory (or stay on the device) never
-    // stages.
-    if (!staging_[0]) {
-        const std::size_t bytes = std::max(max_chunk_bytes, forced_chunk_bytes_.value_or(0));
-        for (int i = 0; i < 2; ++i) ADIMG_CUDA_CHECK(cudaMallocHost(&staging_[i], bytes));
-    }
+    // Taken at the first transfer that stages (a backend whose vectors come from page-locked
+    // memory, or stay on the device, never does), from the process's pool.
+    if (!staging_[0])
+        for (int i = 0; i < 2; ++i) staging_[i] = StagingPool::instance().take(staging_bytes());
     ADIMG_CUDA_CHECK(cudaEventSynchronize(staged_[c % 2]));
     return staging_[c % 2];
 }
 
 HostTransfers::~HostTransfers() {
     for (int i = 0; i < 2; ++i) {
-        if (staging_[i]) cudaFreeHost(staging_[i]);
+        StagingPool::instance().give_back(staging_[i], staging_bytes());
         if (staged_[i]) cudaEventDestroy(staged_[i]);
     }
 }

@@ -107,15 +107,17 @@ private:
         return std::is_same_v<T, double> && !always_staged_ && is_pinned(host);
     }
     /// Staging buffer c % 2, once the transfer that last used it has finished (both buffers are
-    /// made at the first call).
+    /// taken from the process's pool of page-locked buffers at the first call, and go back to it
+    /// with this object).
     char* staging(std::size_t c);
+    std::size_t staging_bytes() const { return std::max(max_chunk_bytes, forced_chunk_bytes_.value_or(0)); }
 
     static constexpr std::size_t min_chunk_bytes = std::size_t(4) << 20, max_chunk_bytes = std::size_t(16) << 20;
     cudaStream_t stream_;
     std::optional<std::size_t> forced_chunk_bytes_;
     bool always_staged_;
     bool last_direct_ = false;
-    char* staging_[2] = {nullptr, nullptr};  // page-locked, each as large as the largest chunk; made when first staged
+    char* staging_[2] = {nullptr, nullptr};  // page-locked, each as large as the largest chunk; taken when first staged
     cudaEvent_t staged_[2] = {nullptr, nullptr};
 };
 
