@@ -66,6 +66,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -178,17 +179,17 @@ public:
         } else if (kind_ == BackendKind::cuda) {
             // The user's path to the GPU from host arrays: the bands uploaded into a
             // DeviceGridMatrix and checked there (matrix ms = upload + device checks), then setup
-            // from device memory; the matrix's device copy is freed when setup has its own.
+            // from device memory. The matrix lives until release(), as a user's would.
             const auto t0 = clock_type::now();
-            const DeviceGridMatrix matrix = DeviceGridMatrix::from_host(Grid::from_mesh(p.mesh), p.A.values.data());
+            device_matrix_.emplace(DeviceGridMatrix::from_host(Grid::from_mesh(p.mesh), p.A.values.data()));
             matrix_ms_ = ms_since(t0);
-            solver_->setup(matrix);
+            solver_->setup(*device_matrix_);
         } else {
             // The user's path on the CPU: a GridMatrix from host arrays (its checks included), then setup.
             const auto t0 = clock_type::now();
-            const GridMatrix matrix(Grid::from_mesh(p.mesh), p.A);
+            host_matrix_.emplace(Grid::from_mesh(p.mesh), p.A);
             matrix_ms_ = ms_since(t0);
-            solver_->setup(matrix);
+            solver_->setup(*host_matrix_);
         }
     }
     Outcome solve(const double* b, double* x) override {
@@ -206,7 +207,11 @@ public:
     std::string backend() const override { return to_string(kind_); }
     int threads() const override { return kind_ == BackendKind::cuda ? 0 : (threads_ > 0 ? threads_ : omp_get_max_threads()); }
     std::string precision() const override { return "mixed"; }
-    void release() override { solver_.reset(); }
+    void release() override {
+        solver_.reset();
+        device_matrix_.reset();
+        host_matrix_.reset();
+    }
 
 private:
     /// Sets the OpenMP thread count for a scope (0: leave it).
@@ -224,6 +229,8 @@ private:
     int threads_;
     bool rediscretized_;
     std::unique_ptr<Solver> solver_;
+    std::optional<DeviceGridMatrix> device_matrix_;
+    std::optional<GridMatrix> host_matrix_;
 };
 
 // --- Eigen's SimplicialLDLT (what adimg::direct_solve runs) ------------------------------------------
@@ -762,8 +769,9 @@ private:
             // Multi-threaded mode, whose reordering (the analysis' host part, which takes most of
             // the setup) runs on all host cores, where CUDSS_THREADING_LIB names cuDSS's threading
             // layer (bench/peers/run: the staged libcudss_mtlayer_gomp); otherwise one thread.
-            if (std::getenv("CUDSS_THREADING_LIB"))
-                cudss_check(cudssSetThreadingLayer(handle_, nullptr), "cudssSetThreadingLayer");
+            if (std::getenv("CUDSS_THREADING_LIB") && cudssSetThreadingLayer(handle_, nullptr) != CUDSS_STATUS_SUCCESS)
+                std::fprintf(stderr, "  cudss: the threading layer %s did not load; one host thread\n",
+                             std::getenv("CUDSS_THREADING_LIB"));
         }
         cudss_check(cudssDataCreate(handle_, &data_), "cudssDataCreate");
         const int64_t n = static_cast<int64_t>(n_);
@@ -1086,6 +1094,8 @@ int main(int argc, char** argv) {
                         // it: what is made once per process is a vanishing part of such a run,
                         // and a second one would double a device call.
                         const double warm_up_ms = setups.back() + solves.back();
+                        if (outcome.status == "converged" && warm_up_ms > 60e3)
+                            outcome.note += std::string(outcome.note.empty() ? "" : ", ") + "measured by its warm-up (over 60 s)";
                         if (outcome.status == "converged" && warm_up_ms <= 60e3) {
                             const bool slow = warm_up_ms > budget * 1e3;
                             setups.clear(), solves.clear(), matrices.clear();
