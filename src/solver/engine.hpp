@@ -210,6 +210,8 @@ protected:
             for (int l = 0; l + 1 < source.levels(); ++l) {
                 galerkin_split_x_.push_back(be_.template make_array<double>(source.split_x[l].size()));
                 galerkin_split_y_.push_back(be_.template make_array<double>(source.split_y[l].size()));
+                galerkin_split_x_host_.emplace_back();  // nothing uploaded yet
+                galerkin_split_y_host_.emplace_back();
                 galerkin_.push_back(be_.template make_matrix<double>(source.grids[l].first, source.grids[l].second));
             }
             galerkin_.push_back(make_finest());
@@ -217,11 +219,12 @@ protected:
             update_finest(galerkin_.back());
         }
         upload_seconds_ = seconds_since(start);  // both return once the bands are on the backend
-        // Every level's split positions first (an upload returns once copied), then the products,
-        // which a device runs back to back, the host not waiting between them.
+        // Every level's split positions first (an upload returns once copied; a values-only
+        // re-setup keeps them and uploads none), then the products, which a device runs back to
+        // back, the host not waiting between them.
         for (int l = 0; l + 1 < source.levels(); ++l) {
-            be_.upload(source.split_x[l], galerkin_split_x_[l]);
-            be_.upload(source.split_y[l], galerkin_split_y_[l]);
+            upload_if_changed(be_, source.split_x[l], galerkin_split_x_host_[l], galerkin_split_x_[l]);
+            upload_if_changed(be_, source.split_y[l], galerkin_split_y_host_[l], galerkin_split_y_[l]);
         }
         for (int l = source.levels() - 2; l >= 0; --l)
             be_.galerkin_coarse(galerkin_[l + 1], galerkin_split_x_[l], galerkin_split_y_[l], galerkin_[l]);
@@ -268,7 +271,10 @@ protected:
         galerkin_.clear();
         galerkin_split_x_.clear();
         galerkin_split_y_.clear();
+        galerkin_split_x_host_.clear();
+        galerkin_split_y_host_.clear();
     }
+
 
     /// True if `source` has the grids of the Galerkin levels of the last setup.
     bool same_galerkin_grids(const GalerkinSource& source) const {
@@ -491,6 +497,7 @@ protected:
     /// positions that made them: the source of the levels of every precision.
     std::vector<DoubleMatrix> galerkin_;
     std::vector<typename Backend::template vector<double>> galerkin_split_x_, galerkin_split_y_;
+    std::vector<std::vector<double>> galerkin_split_x_host_, galerkin_split_y_host_;  ///< what those hold
     std::optional<OuterVectors<double>> outer_double_;
     std::optional<OuterVectors<float>> outer_float_;
     /// What a mixed solve's fallback builds its double hierarchy from, when it first needs it: a

@@ -27,6 +27,15 @@ inline NineBands<double> coarsest_matrix(const MeshLevel& level) { return assemb
 inline std::pair<int, int> grid_of(const HostLevel& level) { return {level.A.mx, level.A.my}; }
 inline std::pair<int, int> grid_of(const MeshLevel& level) { return {level.mesh.mx(), level.mesh.my()}; }
 
+/// device = host (the backend's upload) and kept = host, unless kept (what device holds) already
+/// equals host: the split positions that a values-only re-setup keeps are not uploaded again.
+template <class Backend, class Vector>
+void upload_if_changed(Backend& be, const std::vector<double>& host, std::vector<double>& kept, Vector& device) {
+    if (host == kept) return;
+    be.upload(host, device);
+    kept = host;
+}
+
 /// The level hierarchy in the backend's memory, in precision T, and the V-cycle on it.
 ///
 /// Each level holds its matrix, its split positions toward the next finer level, and the vectors
@@ -48,21 +57,25 @@ public:
         for (const auto& source : levels.levels) {
             const auto [mx, my] = grid_of(source);
             levels_.push_back(Level{source.level, mx, my, be_.template make_matrix<T>(matrix_source(source)),
-                                    upload(source.split_x), upload(source.split_y), be_.template make_vector<T>(mx, my),
+                                    upload(source.split_x), upload(source.split_y), source.split_x, source.split_y,
                                     be_.template make_vector<T>(mx, my), be_.template make_vector<T>(mx, my),
-                                    be_.template make_vector<T>(mx, my)});
+                                    be_.template make_vector<T>(mx, my), be_.template make_vector<T>(mx, my)});
         }
     }
 
     /// New matrix values for the same grids (levels of the same shape), into the existing
-    /// storage: nothing is reallocated.
+    /// storage: nothing is reallocated. Split positions go up only where they changed (a user's
+    /// new values on the same grid keep them): an upload from host memory waits for the work
+    /// enqueued before it, so skipping them lets the host go on to the coarse factor while the
+    /// device converts the levels.
     template <class Levels>
     void update_values(const Levels& levels) {
         for (std::size_t l = 0; l < levels_.size(); ++l) {
             const auto& source = levels.levels[l];
-            be_.update_values(matrix_source(source), levels_[l].A);
-            be_.upload(source.split_x, levels_[l].split_x);
-            be_.upload(source.split_y, levels_[l].split_y);
+            Level& level = levels_[l];
+            be_.update_values(matrix_source(source), level.A);
+            upload_if_changed(be_, source.split_x, level.split_x_host, level.split_x);
+            upload_if_changed(be_, source.split_y, level.split_y_host, level.split_y);
         }
         coarse_.update(coarsest_matrix(levels.levels.front()));
     }
@@ -165,6 +178,7 @@ private:
         int level, mx, my;
         Matrix A;
         Vector split_x, split_y;
+        std::vector<double> split_x_host, split_y_host;  ///< what split_x and split_y hold
         Vector x, b, d, work;
     };
 
@@ -182,6 +196,7 @@ private:
         be_.upload(host, v);
         return v;
     }
+
 
     /// Before or after the coarse-grid correction: the pre-smoother is the adjoint of the
     /// post-smoother (in the energy inner product), its steps in the reverse order, so that a
