@@ -62,6 +62,48 @@ TEST_CASE("CoarseFactor: A A^-1 = I on the cases' 33 x 33 grids (Cholesky) and f
     CHECK(defect < 1e-13);
 }
 
+TEST_CASE("CoarseFactor::refactor gives the bits of a new CoarseFactor: new values on the same pattern, a changed "
+          "pattern, a change of kind (symmetric to not, pure Neumann to not)",
+          "[coarse][reuse]") {
+    auto inverse_of = [](const CoarseFactor& factor) {
+        std::vector<double> X(factor.rows() * factor.rows());
+        factor.inverse(X.data());
+        return X;
+    };
+    const auto matrices = coarse_matrices();
+    const NineBands<double> u1 = assemble_stiffness(builtin_case("U1").mesh(5));
+    NineBands<double> u1_scaled = u1;  // new values, the same pattern
+    for (double& a : u1_scaled.values) a *= 1.5;
+    NineBands<double> u1_fewer = u1;  // one coupling pair removed: another pattern
+    const std::size_t p = 16 * 33 + 16, q = p + 1;
+    u1_fewer(E, p) = 0.0;
+    u1_fewer(W, q) = 0.0;
+    NineBands<double> u1_skew = u1;  // not symmetric: LU
+    u1_skew(E, p) += 0.1;
+    const std::vector<std::pair<std::string, NineBands<double>>> sequence = {
+        {"A5", matrices[0].second},  {"U1", u1},           {"U1 scaled", u1_scaled},      {"U1, one coupling fewer", u1_fewer},
+        {"U1 skew (LU)", u1_skew},   {"U1 again", u1},     {"A5 again", matrices[0].second}};
+    CoarseFactor reused(sequence.front().second);
+    for (const auto& [name, A] : sequence) {
+        INFO(name);
+        reused.refactor(A);
+        const CoarseFactor fresh(A);
+        CHECK(reused.pinned() == fresh.pinned());
+        CHECK((inverse_of(reused) == inverse_of(fresh)));  // not decomposed: a failure prints no million entries
+    }
+    // A pure Neumann matrix after a Dirichlet one of the same size, and back.
+    const NineBands<double>& neumann = matrices[1].second;
+    const NineBands<double> dirichlet = assemble_stiffness(builtin_case("U1").mesh(4));
+    REQUIRE(dirichlet.rows() == neumann.rows());
+    CoarseFactor switching(dirichlet);
+    for (const NineBands<double>* A : {&neumann, &dirichlet, &neumann}) {
+        switching.refactor(*A);
+        const CoarseFactor fresh(*A);
+        CHECK(switching.pinned() == fresh.pinned());
+        CHECK((inverse_of(switching) == inverse_of(fresh)));
+    }
+}
+
 TEST_CASE("CoarseFactor refuses a singular matrix, naming the way out", "[coarse][errors]") {
     const NineBands<double> zero(3, 3);
     try {

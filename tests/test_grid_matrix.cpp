@@ -221,7 +221,7 @@ TEST_CASE("Solver: a second setup on the same grids with other split positions (
     (void)solved(reused_matrix);
     reused_matrix.setup(from_matrix("U1"));
     CHECK(reused_matrix.allocation_count() == 1);
-    CHECK(solved(reused_matrix) == solved(fresh_matrix));
+    CHECK((solved(reused_matrix) == solved(fresh_matrix)));
 
     Solver fresh_case(tested_options()), reused_case(tested_options());
     fresh_case.setup(builtin_case("U1"), level);
@@ -229,7 +229,7 @@ TEST_CASE("Solver: a second setup on the same grids with other split positions (
     (void)solved(reused_case);
     reused_case.setup(builtin_case("U1"), level);
     CHECK(reused_case.allocation_count() == 1);
-    CHECK(solved(reused_case) == solved(fresh_case));
+    CHECK((solved(reused_case) == solved(fresh_case)));
 }
 
 TEST_CASE("GridMatrix: nine pointers, one band-major array and NineBands give the same matrix", "[api]") {

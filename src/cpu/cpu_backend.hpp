@@ -277,7 +277,7 @@ public:
         long long bytes() const { return factor.bytes(); }
     };
     DirectSolve make_direct_solve(const NineBands<double>& A) { return {CoarseFactor(A), std::vector<double>(A.rows()), std::vector<double>(A.rows())}; }
-    void update_direct_solve(const NineBands<double>& A, DirectSolve& s) { s.factor = CoarseFactor(A); }
+    void update_direct_solve(const NineBands<double>& A, DirectSolve& s) { s.factor.refactor(A); }
     /// x = A^-1 b, in double whatever T is.
     template <class T>
     void direct_solve(const DirectSolve& s, const vector<T>& b, vector<T>& x) {

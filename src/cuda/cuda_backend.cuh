@@ -303,18 +303,22 @@ public:
     /// sparse factor (CoarseInverse: the factor's arrays uploaded, all columns solved in one
     /// kernel, the bits of CoarseFactor::inverse()), applied as one product, which the device does
     /// at the speed of a copy and without dependent steps. A values-only re-setup reuses its
-    /// storage.
+    /// storage, and the host factor's symbolic analysis where the pattern is the same.
     struct DirectSolve {
         vector<double> inverse;  ///< row-major, n x n
         CoarseInverse maker;     ///< the factor's arrays on the device
+        CoarseFactor factor;     ///< on the host
         long long bytes() const { return static_cast<long long>(inverse.size() * sizeof(double)) + maker.bytes(); }
     };
     DirectSolve make_direct_solve(const NineBands<double>& A) {
-        DirectSolve s{vector<double>(A.rows() * A.rows(), Uninitialised{}), {}};
-        update_direct_solve(A, s);
+        DirectSolve s{vector<double>(A.rows() * A.rows(), Uninitialised{}), {}, CoarseFactor(A)};
+        s.maker.make(s.factor, s.inverse, launch_);
         return s;
     }
-    void update_direct_solve(const NineBands<double>& A, DirectSolve& s) { s.maker.make(CoarseFactor(A), s.inverse, launch_); }
+    void update_direct_solve(const NineBands<double>& A, DirectSolve& s) {
+        s.factor.refactor(A);
+        s.maker.make(s.factor, s.inverse, launch_);
+    }
     template <class T>
     void direct_solve(const DirectSolve& s, const vector<T>& b, vector<T>& x) { dense_apply(s.inverse, b, x); }
 

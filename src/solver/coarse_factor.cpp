@@ -45,20 +45,30 @@ void remove_mean(Eigen::Ref<Eigen::VectorXd> v) { v.array() -= v.mean(); }
 
 }  // namespace
 
+namespace {
+
+/// A, with node 0 pinned where it is pure Neumann.
+Eigen::SparseMatrix<double> factored_matrix(const NineBands<double>& A, bool pinned) {
+    return pinned ? with_node_0_pinned(to_eigen(A)) : to_eigen(A);
+}
+
+bool same_pattern(const Eigen::SparseMatrix<double>& S, const std::vector<int>& starts, const std::vector<int>& rows) {
+    return static_cast<std::size_t>(S.outerSize()) + 1 == starts.size() && static_cast<std::size_t>(S.nonZeros()) == rows.size() &&
+           std::equal(starts.begin(), starts.end(), S.outerIndexPtr()) && std::equal(rows.begin(), rows.end(), S.innerIndexPtr());
+}
+
+}  // namespace
+
 CoarseFactor::CoarseFactor(const NineBands<double>& A) : pinned_(constant_null_space(A)) {
-    const Eigen::SparseMatrix<double> S = pinned_ ? with_node_0_pinned(to_eigen(A)) : to_eigen(A);
+    const Eigen::SparseMatrix<double> S = factored_matrix(A, pinned_);
     n_ = S.rows();
     bool factored = false;
     if (nearly_symmetric(A)) {
-        cholesky_ = std::make_unique<Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>>>(S);
-        factored = cholesky_->info() == Eigen::Success && cholesky_->vectorD().allFinite() &&
-                   (cholesky_->vectorD().array() != 0.0).all();
-        if (factored) {
-            bytes_ = static_cast<long long>(cholesky_->matrixL().nestedExpression().nonZeros()) * 12;
-            diagonal_ = cholesky_->vectorD();
-            const auto& P = cholesky_->permutationP().indices();
-            permutation_ = P.size() > 0 ? Eigen::VectorXi(P) : Eigen::VectorXi::LinSpaced(n_, 0, static_cast<int>(n_) - 1);
-        }
+        cholesky_ = std::make_unique<Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>>>();
+        cholesky_->analyzePattern(S);
+        pattern_starts_.assign(S.outerIndexPtr(), S.outerIndexPtr() + S.outerSize() + 1);
+        pattern_rows_.assign(S.innerIndexPtr(), S.innerIndexPtr() + S.nonZeros());
+        factored = factor_numbers(S);
     } else {
         lu_ = std::make_unique<Eigen::SparseLU<Eigen::SparseMatrix<double>>>();
         lu_->analyzePattern(S);
@@ -66,12 +76,39 @@ CoarseFactor::CoarseFactor(const NineBands<double>& A) : pinned_(constant_null_s
         factored = lu_->info() == Eigen::Success;
         if (factored) bytes_ = static_cast<long long>(lu_->nnzL() + lu_->nnzU()) * 12;
     }
-    if (!factored)
-        throw input_error("the coarsest grid's matrix (" + std::to_string(A.mx) + "x" + std::to_string(A.my) +
-                          " nodes) is singular, so it has no direct solve: check the matrix (every node needs a "
-                          "nonzero diagonal and Dirichlet rows need their identity; a singular matrix is solved only "
-                          "as a pure Neumann problem, every edge natural and every row summing to zero), or use "
-                          "SolverOptions::coarse_solver = pcg");
+    if (!factored) throw_singular(A);
+}
+
+void CoarseFactor::refactor(const NineBands<double>& A) {
+    const bool pinned = constant_null_space(A);
+    if (cholesky_ && pinned == pinned_ && static_cast<Eigen::Index>(A.rows()) == n_ && nearly_symmetric(A)) {
+        const Eigen::SparseMatrix<double> S = factored_matrix(A, pinned);
+        if (same_pattern(S, pattern_starts_, pattern_rows_)) {
+            if (!factor_numbers(S)) throw_singular(A);
+            return;
+        }
+    }
+    *this = CoarseFactor(A);
+}
+
+bool CoarseFactor::factor_numbers(const Eigen::SparseMatrix<double>& S) {
+    cholesky_->factorize(S);
+    const bool factored = cholesky_->info() == Eigen::Success && cholesky_->vectorD().allFinite() &&
+                          (cholesky_->vectorD().array() != 0.0).all();
+    if (!factored) return false;
+    bytes_ = static_cast<long long>(cholesky_->matrixL().nestedExpression().nonZeros()) * 12;
+    diagonal_ = cholesky_->vectorD();
+    const auto& P = cholesky_->permutationP().indices();
+    permutation_ = P.size() > 0 ? Eigen::VectorXi(P) : Eigen::VectorXi::LinSpaced(n_, 0, static_cast<int>(n_) - 1);
+    return true;
+}
+
+void CoarseFactor::throw_singular(const NineBands<double>& A) {
+    throw input_error("the coarsest grid's matrix (" + std::to_string(A.mx) + "x" + std::to_string(A.my) +
+                      " nodes) is singular, so it has no direct solve: check the matrix (every node needs a "
+                      "nonzero diagonal and Dirichlet rows need their identity; a singular matrix is solved only "
+                      "as a pure Neumann problem, every edge natural and every row summing to zero), or use "
+                      "SolverOptions::coarse_solver = pcg");
 }
 
 void CoarseFactor::solve(const double* b, double* x) const {

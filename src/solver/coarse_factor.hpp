@@ -41,6 +41,13 @@ class CoarseFactor {
 public:
     explicit CoarseFactor(const NineBands<double>& A);
 
+    /// New values on the same grid (a values-only re-setup): where the matrix keeps its sparsity
+    /// pattern and its kind (symmetric, pure Neumann), Eigen's symbolic analysis of the last
+    /// Cholesky factorisation (fill-reducing ordering, elimination tree) is kept and only the
+    /// numbers are factored again; otherwise it is factored afresh. The bits are those of
+    /// CoarseFactor(A) either way.
+    void refactor(const NineBands<double>& A);
+
     /// x = A^-1 b (A^+ b for a pure Neumann matrix).
     void solve(const double* b, double* x) const;
     /// A^-1 (A^+ for a pure Neumann matrix) as a dense row-major n x n array (n = rows())
@@ -65,7 +72,14 @@ private:
     Eigen::Index n_ = 0;
     bool pinned_ = false;  ///< pure Neumann: node 0 pinned, solves projected
     long long bytes_ = 0;
+    /// Factors S (A, pinned where pure Neumann) with the symbolic analysis cholesky_ holds;
+    /// false if the factor has a zero or non-finite pivot.
+    bool factor_numbers(const Eigen::SparseMatrix<double>& S);
+    [[noreturn]] static void throw_singular(const NineBands<double>& A);
+
     Eigen::VectorXd diagonal_;     ///< D of the LDL^T factor (Eigen hands out a copy only)
+    /// The sparsity pattern of the matrix cholesky_ was analysed for (compressed columns).
+    std::vector<int> pattern_starts_, pattern_rows_;
     Eigen::VectorXi permutation_;  ///< P's indices (the identity's where Eigen keeps none)
     std::unique_ptr<Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>>> cholesky_;
     std::unique_ptr<Eigen::SparseLU<Eigen::SparseMatrix<double>>> lu_;
