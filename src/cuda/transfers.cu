@@ -34,7 +34,7 @@ public:
             while (!idle.empty()) {
                 char* p = idle.back();
                 idle.pop_back();
-                if (still_pinned(p)) return p;  // else released with its context (cudaDeviceReset)
+                if (is_pinned(p)) return p;  // else released with its context (cudaDeviceReset)
             }
         }
         char* p = nullptr;
@@ -68,14 +68,6 @@ private:
         int device = 0;
         ADIMG_CUDA_CHECK(cudaGetDevice(&device));
         return device;
-    }
-    static bool still_pinned(const void* p) {
-        cudaPointerAttributes attributes{};
-        if (cudaPointerGetAttributes(&attributes, p) != cudaSuccess) {
-            cudaGetLastError();
-            return false;
-        }
-        return attributes.type == cudaMemoryTypeHost;
     }
 
     std::mutex mutex_;

@@ -11,11 +11,16 @@
 
 namespace adimg {
 
-bool nearly_symmetric(const NineBands<double>& A) {
-    const Eigen::SparseMatrix<double> S = to_eigen(A);
+namespace {
+
+bool nearly_symmetric(const Eigen::SparseMatrix<double>& S) {
     const Eigen::SparseMatrix<double> asymmetry = S - Eigen::SparseMatrix<double>(S.transpose());
     return asymmetry.norm() <= 1e-12 * S.norm();
 }
+
+}  // namespace
+
+bool nearly_symmetric(const NineBands<double>& A) { return nearly_symmetric(to_eigen(A)); }
 
 bool constant_null_space(const NineBands<double>& A) {
     if (!A.natural.all()) return false;
@@ -47,10 +52,6 @@ void remove_mean(Eigen::Ref<Eigen::VectorXd> v) { v.array() -= v.mean(); }
 
 namespace {
 
-/// A, with node 0 pinned where it is pure Neumann.
-Eigen::SparseMatrix<double> factored_matrix(const NineBands<double>& A, bool pinned) {
-    return pinned ? with_node_0_pinned(to_eigen(A)) : to_eigen(A);
-}
 
 bool same_pattern(const Eigen::SparseMatrix<double>& S, const std::vector<int>& starts, const std::vector<int>& rows) {
     return static_cast<std::size_t>(S.outerSize()) + 1 == starts.size() && static_cast<std::size_t>(S.nonZeros()) == rows.size() &&
@@ -60,10 +61,11 @@ bool same_pattern(const Eigen::SparseMatrix<double>& S, const std::vector<int>& 
 }  // namespace
 
 CoarseFactor::CoarseFactor(const NineBands<double>& A) : pinned_(constant_null_space(A)) {
-    const Eigen::SparseMatrix<double> S = factored_matrix(A, pinned_);
+    const Eigen::SparseMatrix<double> plain = to_eigen(A);
+    const Eigen::SparseMatrix<double> S = pinned_ ? with_node_0_pinned(plain) : plain;
     n_ = S.rows();
     bool factored = false;
-    if (nearly_symmetric(A)) {
+    if (nearly_symmetric(plain)) {
         cholesky_ = std::make_unique<Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>>>();
         cholesky_->analyzePattern(S);
         pattern_starts_.assign(S.outerIndexPtr(), S.outerIndexPtr() + S.outerSize() + 1);
@@ -81,8 +83,9 @@ CoarseFactor::CoarseFactor(const NineBands<double>& A) : pinned_(constant_null_s
 
 void CoarseFactor::refactor(const NineBands<double>& A) {
     const bool pinned = constant_null_space(A);
-    if (cholesky_ && pinned == pinned_ && static_cast<Eigen::Index>(A.rows()) == n_ && nearly_symmetric(A)) {
-        const Eigen::SparseMatrix<double> S = factored_matrix(A, pinned);
+    const Eigen::SparseMatrix<double> plain = to_eigen(A);
+    if (cholesky_ && pinned == pinned_ && nearly_symmetric(plain)) {
+        const Eigen::SparseMatrix<double> S = pinned ? with_node_0_pinned(plain) : plain;
         if (same_pattern(S, pattern_starts_, pattern_rows_)) {
             if (!factor_numbers(S)) throw_singular(A);
             return;
