@@ -172,7 +172,9 @@ public:
         SolverOptions o;
         o.backend = kind_;
         o.digits = -std::log10(s.tol);
+        const auto t_start = clock_type::now();
         solver_ = std::make_unique<Solver>(o);
+        solver_ms_ = ms_since(t_start);
         ThreadScope scope(threads_);
         if (rediscretized_) {
             solver_->setup(rediscretized_hierarchy(builtin_case(p.name), p.level, o.coarse_level));
@@ -191,6 +193,7 @@ public:
             matrix_ms_ = ms_since(t0);
             solver_->setup(*host_matrix_);
         }
+        setup_ms_ = ms_since(t_start);
     }
     Outcome solve(const double* b, double* x) override {
         ThreadScope scope(threads_);
@@ -202,6 +205,7 @@ public:
         o.inner_cycles = r.inner_cycles;
         if (r.fell_back_to_double) o.note = "fell back to double";
         if (!r.ok()) o.note += (o.note.empty() ? "" : "; ") + r.message;
+        o.note += (o.note.empty() ? "" : "; ") + setup_breakdown();
         return o;
     }
     std::string backend() const override { return to_string(kind_); }
@@ -214,6 +218,20 @@ public:
     }
 
 private:
+    /// Where the last setup's time went (Solver::setup_times()), for the row's note: what the
+    /// peers' "rest of setup" holds on adimg's side.
+    std::string setup_breakdown() const {
+        const SetupTimes t = solver_->setup_times();
+        const double matrix = std::isnan(matrix_ms_) ? 0.0 : matrix_ms_;
+        char text[320];
+        std::snprintf(text, sizeof text,
+                      "setup %.1f ms: Solver made %.1f, matrix object %.1f, host levels %.1f, backend %.1f (bands copied %.1f, "
+                      "coarsest solve %.1f, levels %.1f), other %.1f",
+                      setup_ms_, solver_ms_, matrix, 1e3 * t.levels, 1e3 * t.backend, 1e3 * t.upload, 1e3 * t.coarse_factor,
+                      1e3 * t.backend_levels(), setup_ms_ - solver_ms_ - matrix - 1e3 * t.setup());
+        return text;
+    }
+
     /// Sets the OpenMP thread count for a scope (0: leave it).
     struct ThreadScope {
         explicit ThreadScope(int n) : saved(omp_get_max_threads()), set(n > 0) {
@@ -229,6 +247,7 @@ private:
     int threads_;
     bool rediscretized_;
     std::unique_ptr<Solver> solver_;
+    double solver_ms_ = 0.0, setup_ms_ = 0.0;  // of the last setup: making the Solver, all of it
     std::optional<DeviceGridMatrix> device_matrix_;
     std::optional<GridMatrix> host_matrix_;
 };
