@@ -2,9 +2,11 @@
 // acceptance of issue 44:
 //   solve    a solve from and to device memory against Solver::solve_case on the same levels
 //            (A2, A5 at --level, default 12): ratio <= 1.05, and no vector copied across PCIe
-//   matrix   a DeviceGridMatrix of A2 at --level (4097^2 at 12): its checks on the device and the
-//            first setup together against one solve (<= 0.5), and the values-only re-setup
-//            (assign + setup: <= 0.3, allocating nothing)
+//   matrix   a DeviceGridMatrix of A2 at --level (4097^2 at 12): its checks on the device and a
+//            new Solver's first setup together against one solve (<= 0.5), and the values-only
+//            re-setup (assign + setup: <= 0.3, allocating nothing); medians of --repeats, after
+//            the process's first matrix and setup (timed once, shown apart: they also load the
+//            kernels); what a re-setup allocates and copies is counted in one more, untimed
 //   batch    8 right-hand sides of A2 in one call (solve_device_batch) against 8 single solves
 //            at L = 10 and at --level; then both again under a kernel trace (kernel_trace.hpp):
 //            how many streams ran kernels, the kernels' time added up against the time some
@@ -14,10 +16,12 @@
 //            GPU: GridMatrix on the host, DeviceGridMatrix::from_host from pageable and from
 //            page-locked bands (upload + checks on the device), assign_from_host, each then
 //            with its setup
+//   phases   (only when named) the matrix part's phases traced once each: wall clock against
+//            the time some kernel ran, and the longest kernels by name
 // Vector copies between host and device are counted by CUPTI (transfer_counter.hpp): any memcpy
 // of at least one float per node of the finest grid.
 //
-//     device_bench [--parts solve,matrix,batch,host] [--level 12] [--repeats 5]
+//     device_bench [--parts solve,matrix,batch,host,phases] [--level 12] [--repeats 5]
 
 #include <adimg/device.hpp>
 #include <adimg/pinned_memory.hpp>
@@ -25,6 +29,7 @@
 #include <adimg/solver.hpp>
 
 #include <cuda_runtime.h>
+#include <cxxabi.h>
 
 #include "kernel_trace.hpp"
 #include "transfer_counter.hpp"
@@ -120,52 +125,95 @@ void solve_part(int level, int repeats) {
     }
 }
 
+/// The median of `repeats` timings of timed(), each after an untimed prepare(r) (r = 0, 1, ...).
+template <class Prepare, class Timed>
+double median_prepared(int repeats, Prepare&& prepare, Timed&& timed) {
+    std::vector<double> times;
+    for (int r = 0; r < repeats; ++r) {
+        prepare(r);
+        times.push_back(seconds_of(timed));
+    }
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
+}
+
 void matrix_part(int level, int repeats) {
     const CaseSpec spec = builtin_case("A2");
     const TensorMesh mesh = spec.mesh(level);
-    std::printf("\n### A matrix in device memory: checks and setup against one solve (A2, %d x %d)\n\n", mesh.mx(), mesh.my());
+    std::printf("\n### A matrix in device memory: checks and setup against one solve (A2, %d x %d; medians of %d)\n\n", mesh.mx(),
+                mesh.my(), repeats);
     const NineBands<double> bands = assemble_stiffness(mesh);
     DeviceArray d_bands(bands.values), d_new(bands.values.size());
     std::vector<double> scaled(bands.values.begin(), bands.values.end());
     for (double& v : scaled) v *= 1.5;  // a new coefficient: the same grid, new values
     check(cudaMemcpy(d_new.data, scaled.data(), scaled.size() * sizeof(double), cudaMemcpyHostToDevice), "cudaMemcpy");
+    const double* values[2] = {d_new.data, d_bands.data};
     const std::vector<double> load = case_load(spec, level);
     DeviceArray b(load), x(load.size());
     Solver solver(on_gpu());  // the CUDA context exists before the timings
-    const bench::TransferCounter transfers(load.size() * sizeof(float));
-
     const Grid grid = Grid::from_mesh(mesh);
-    std::unique_ptr<DeviceGridMatrix> A;
-    const double t_checks = seconds_of([&] { A = std::make_unique<DeviceGridMatrix>(grid, d_bands.data); });
-    const double t_setup = seconds_of([&] { solver.setup(*A); });
-    const SetupTimes first = solver.setup_times();
-    const double t_solve = median_seconds(repeats, [&] { require_ok(solver.solve_device(b.data, x.data, InitialGuess::zero), "solve"); });
-    std::size_t free_before = 0, free_after = 0, total = 0;
-    check(cudaMemGetInfo(&free_before, &total), "cudaMemGetInfo");
-    const double t_assign = seconds_of([&] { A->assign(d_new.data); });
-    const double t_resetup = seconds_of([&] { solver.setup(*A); });
-    const SetupTimes again = solver.setup_times();
-    check(cudaMemGetInfo(&free_after, &total), "cudaMemGetInfo");
-    require_ok(solver.solve_device(b.data, x.data, InitialGuess::zero), "solve after the re-setup");
-    const auto counted = transfers.counted();
 
-    std::printf("| phase | ms | / one solve | limit |\n|---|---|---|---|\n");
-    std::printf("| one solve (solve_device) | %.3f | 1 | |\n", 1e3 * t_solve);
-    std::printf("| DeviceGridMatrix (checks on the device) | %.3f | %.3f | |\n", 1e3 * t_checks, t_checks / t_solve);
-    std::printf("| first setup | %.3f | %.3f | |\n", 1e3 * t_setup, t_setup / t_solve);
-    std::printf("| checks + first setup | %.3f | %.3f | <= 0.5 |\n", 1e3 * (t_checks + t_setup), (t_checks + t_setup) / t_solve);
-    std::printf("| assign (checks of the new values) | %.3f | %.3f | |\n", 1e3 * t_assign, t_assign / t_solve);
-    std::printf("| values-only setup | %.3f | %.3f | |\n", 1e3 * t_resetup, t_resetup / t_solve);
-    std::printf("| assign + values-only setup | %.3f | %.3f | <= 0.3 |\n", 1e3 * (t_assign + t_resetup),
-                (t_assign + t_resetup) / t_solve);
-    // Where a setup's time goes (Solver::setup_times()).
-    for (const auto& [name, t] : {std::pair<const char*, SetupTimes>{"first setup", first}, {"values-only setup", again}})
-        std::printf("\n%s: levels on the host %.3f ms, the backend %.3f ms (bands copied %.3f, coarsest grid's direct solve "
-                    "%.3f, the levels formed on the device %.3f)",
-                    name, 1e3 * t.levels, 1e3 * t.backend, 1e3 * t.upload, 1e3 * t.coarse_factor, 1e3 * t.backend_levels());
-    std::printf("\n\nre-setup: allocation_count %d (1: nothing allocated), device memory free before %zu MiB, after %zu MiB; "
-                "vector copies host->device %lld, device->host %lld\n",
-                solver.allocation_count(), free_before >> 20, free_after >> 20, counted.to_device, counted.to_host);
+    // The process's first matrix and setup, once: they also load the kernels they launch (CUDA
+    // loads a module at its first launch).
+    std::unique_ptr<DeviceGridMatrix> A;
+    const double t_first_in_process = seconds_of([&] {
+        A = std::make_unique<DeviceGridMatrix>(grid, d_bands.data);
+        solver.setup(*A);
+    });
+    const double t_solve = median_seconds(repeats, [&] { require_ok(solver.solve_device(b.data, x.data, InitialGuess::zero), "solve"); });
+    // A user's next matrix: its checks, then a new Solver's first setup from it (the previous
+    // matrix and solver freed before each timing).
+    std::unique_ptr<DeviceGridMatrix> next;
+    const double t_checks = median_prepared(
+        repeats, [&](int) { next.reset(); }, [&] { next = std::make_unique<DeviceGridMatrix>(grid, d_bands.data); });
+    std::unique_ptr<Solver> fresh;
+    const double t_setup = median_prepared(
+        repeats, [&](int) { fresh = std::make_unique<Solver>(on_gpu()); }, [&] { fresh->setup(*next); });
+    const SetupTimes first = fresh->setup_times();
+    fresh.reset();
+    next.reset();
+    // New values on the same grid: assign, then the values-only setup (alternating two sets).
+    std::vector<double> assigns, resetups;
+    for (int r = 0; r < repeats; ++r) {
+        assigns.push_back(seconds_of([&] { A->assign(values[r % 2]); }));
+        resetups.push_back(seconds_of([&] { solver.setup(*A); }));
+    }
+    std::sort(assigns.begin(), assigns.end());
+    std::sort(resetups.begin(), resetups.end());
+    const double t_assign = assigns[assigns.size() / 2], t_resetup = resetups[resetups.size() / 2];
+    const SetupTimes again = solver.setup_times();
+
+    // Untimed: what one more values-only re-setup allocates and copies across PCIe.
+    std::size_t free_before = 0, free_after = 0, total = 0;
+    {
+        const bench::TransferCounter transfers(load.size() * sizeof(float));
+        check(cudaMemGetInfo(&free_before, &total), "cudaMemGetInfo");
+        A->assign(d_new.data);
+        solver.setup(*A);
+        check(cudaMemGetInfo(&free_after, &total), "cudaMemGetInfo");
+        require_ok(solver.solve_device(b.data, x.data, InitialGuess::zero), "solve after the re-setup");
+        const auto counted = transfers.counted();
+
+        std::printf("| phase | ms | / one solve | limit |\n|---|---|---|---|\n");
+        std::printf("| one solve (solve_device) | %.3f | 1 | |\n", 1e3 * t_solve);
+        std::printf("| DeviceGridMatrix (checks on the device) | %.3f | %.3f | |\n", 1e3 * t_checks, t_checks / t_solve);
+        std::printf("| first setup (a new Solver) | %.3f | %.3f | |\n", 1e3 * t_setup, t_setup / t_solve);
+        std::printf("| checks + first setup | %.3f | %.3f | <= 0.5 |\n", 1e3 * (t_checks + t_setup), (t_checks + t_setup) / t_solve);
+        std::printf("| the same, the process's first (its kernels loaded) | %.3f | %.3f | |\n", 1e3 * t_first_in_process,
+                    t_first_in_process / t_solve);
+        std::printf("| assign (checks of the new values) | %.3f | %.3f | |\n", 1e3 * t_assign, t_assign / t_solve);
+        std::printf("| values-only setup | %.3f | %.3f | |\n", 1e3 * t_resetup, t_resetup / t_solve);
+        std::printf("| assign + values-only setup | %.3f | %.3f | <= 0.3 |\n", 1e3 * (t_assign + t_resetup),
+                    (t_assign + t_resetup) / t_solve);
+        // Where a setup's time goes (Solver::setup_times()), of the last timed one of each kind.
+        for (const auto& [name, t] : {std::pair<const char*, SetupTimes>{"first setup", first}, {"values-only setup", again}})
+            std::printf("\n%s: levels on the host %.3f ms, the backend %.3f ms (bands copied %.3f, coarsest grid's direct solve "
+                        "%.3f, the levels formed on the device %.3f)",
+                        name, 1e3 * t.levels, 1e3 * t.backend, 1e3 * t.upload, 1e3 * t.coarse_factor, 1e3 * t.backend_levels());
+        std::printf("\n\nre-setup: allocation_count %d (1: nothing allocated), device memory free before %zu MiB, after %zu MiB; "
+                    "vector copies host->device %lld, device->host %lld\n",
+                    solver.allocation_count(), free_before >> 20, free_after >> 20, counted.to_device, counted.to_host);
+    }
 }
 
 /// The rows of the batch's trace table, printed after its speed-up table.
@@ -221,6 +269,58 @@ void batch_part(int level, int repeats, int count) {
     traced("single solves", [&] {
         for (int c = 0; c < count; ++c) (void)solver.solve_device(b.data + c * n, x.data + c * n, InitialGuess::zero);
     });
+}
+
+/// A kernel's name as the source spells it (CUPTI gives the mangled one), without its arguments.
+std::string kernel_name(const std::string& mangled) {
+    int status = 0;
+    char* plain = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
+    std::string name = status == 0 && plain ? plain : mangled;
+    std::free(plain);
+    const std::size_t open = name.find('(');
+    return open == std::string::npos ? name : name.substr(0, open);
+}
+
+/// Where the matrix part's phases spend their time, each traced once more: the wall clock against
+/// the kernels CUPTI saw run (their union), with the longest kernels by name. What the wall clock
+/// holds beyond the kernels is the host's part: launches, copies of results, waits.
+void phases_part(int level) {
+    const CaseSpec spec = builtin_case("A2");
+    const TensorMesh mesh = spec.mesh(level);
+    std::printf("\n### Where the matrix part's time goes (A2, %d x %d; each phase traced once)\n\n", mesh.mx(), mesh.my());
+    const NineBands<double> bands = assemble_stiffness(mesh);
+    DeviceArray d_bands(bands.values);
+    Solver solver(on_gpu());
+    const Grid grid = Grid::from_mesh(mesh);
+    std::unique_ptr<DeviceGridMatrix> A;
+    std::printf("| phase | wall (ms) | kernels | some kernel running (ms) | the rest (ms) | longest kernels (ms, all their launches) |\n"
+                "|---|---|---|---|---|---|\n");
+    auto traced = [&](const char* name, auto&& run) {
+        bench::KernelTrace trace;
+        trace.start();
+        const double wall = seconds_of(run);
+        const std::vector<bench::KernelSpan> spans = trace.stop();
+        std::vector<std::pair<std::string, double>> by_name;
+        for (const bench::KernelSpan& k : spans) {
+            const std::string kernel = kernel_name(k.name);
+            auto it = std::find_if(by_name.begin(), by_name.end(), [&](const auto& e) { return e.first == kernel; });
+            if (it == by_name.end()) it = by_name.insert(by_name.end(), {kernel, 0.0});
+            it->second += 1e-6 * (k.end - k.start);
+        }
+        std::sort(by_name.begin(), by_name.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+        std::string longest;
+        for (std::size_t i = 0; i < std::min<std::size_t>(4, by_name.size()); ++i)
+            longest += (i ? ", " : "") + by_name[i].first + " " + fixed(by_name[i].second);
+        const double busy = 1e-6 * bench::covered(spans);
+        std::printf("| %s | %.3f | %zu | %.3f | %.3f | %s |\n", name, 1e3 * wall, spans.size(), busy, 1e3 * wall - busy,
+                    longest.c_str());
+    };
+    traced("DeviceGridMatrix (checks)", [&] { A = std::make_unique<DeviceGridMatrix>(grid, d_bands.data); });
+    traced("first setup", [&] { solver.setup(*A); });
+    for (int round = 0; round < 2; ++round) {
+        traced("assign", [&] { A->assign(d_bands.data); });
+        traced("values-only setup", [&] { solver.setup(*A); });
+    }
 }
 
 void host_part(int level, int repeats) {
@@ -280,7 +380,7 @@ int main(int argc, char** argv) {
         else if (arg == "--level") level = std::atoi(value.c_str());
         else if (arg == "--repeats") repeats = std::atoi(value.c_str());
         else {
-            std::fprintf(stderr, "unknown option %s; usage: device_bench [--parts solve,matrix,batch,host] [--level 12] [--repeats 5]\n",
+            std::fprintf(stderr, "unknown option %s; usage: device_bench [--parts solve,matrix,batch,host,phases] [--level 12] [--repeats 5]\n",
                          arg.c_str());
             return 2;
         }
@@ -300,6 +400,7 @@ int main(int argc, char** argv) {
             for (const std::string& row : traced_rows()) std::printf("%s\n", row.c_str());
         }
         if (wanted("host")) host_part(level, repeats);
+        if (wanted("phases")) phases_part(level);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "device_bench: %s\n", e.what());
         return 1;
