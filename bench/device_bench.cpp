@@ -11,7 +11,8 @@
 //            at L = 10 and at --level; then both again under a kernel trace (kernel_trace.hpp):
 //            how many streams ran kernels, the kernels' time added up against the time some
 //            kernel ran (their ratio: the mean number running at once, which is where the
-//            lanes' overlap shows), and the wall time from the first kernel to the last
+//            lanes' overlap shows), the wall time from the first kernel to the last, and the
+//            kernel time by launch size (the fine levels' launches against the coarse ones')
 //   host     (only when named; issue 45) A2's bands at --level in host memory to a matrix on the
 //            GPU: GridMatrix on the host, DeviceGridMatrix::from_host from pageable and from
 //            page-locked bands (upload + checks on the device), assign_from_host, each then
@@ -261,9 +262,15 @@ void batch_part(int level, int repeats, int count) {
             last = std::max(last, k.end);
         }
         const double summed = 1e-6 * bench::summed(spans), busy = 1e-6 * bench::covered(spans);
+        // The kernel time by launch size: what a kernel that filled the GPU took, against the
+        // small launches of the coarse levels, whose time is mostly latency.
+        double by_size[3] = {0, 0, 0};
+        for (const bench::KernelSpan& k : spans)
+            by_size[k.threads >= (1u << 18) ? 0 : k.threads >= (1u << 14) ? 1 : 2] += 1e-6 * (k.end - k.start);
         traced_rows().push_back(std::string("| ") + std::to_string(level) + " | " + name + " | " + std::to_string(spans.size()) +
                                 " | " + std::to_string(streams.size()) + " | " + fixed(summed) + " | " + fixed(busy) + " | " +
-                                fixed(summed / busy) + " | " + fixed(1e-6 * (last - spans.front().start)) + " |");
+                                fixed(summed / busy) + " | " + fixed(1e-6 * (last - spans.front().start)) + " | " +
+                                fixed(by_size[0]) + " | " + fixed(by_size[1]) + " | " + fixed(by_size[2]) + " |");
     };
     traced("one call", [&] { (void)solver.solve_device_batch(b.data, x.data, count, InitialGuess::zero); });
     traced("single solves", [&] {
@@ -396,7 +403,8 @@ int main(int argc, char** argv) {
             std::printf("| case | L | right-hand sides | single solves (ms) | one call (ms) | speed-up |\n|---|---|---|---|---|---|\n");
             for (int l : {10, level}) batch_part(l, repeats, 8);
             std::printf("\n| L | 8 right-hand sides | kernels | streams | kernel time added up (ms) | some kernel running (ms) | "
-                        "kernels at once (mean) | first to last kernel (ms) |\n|---|---|---|---|---|---|---|---|\n");
+                        "kernels at once (mean) | first to last kernel (ms) | of the time added up: launches of 2^18 threads "
+                        "or more | 2^14 to 2^18 | fewer |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
             for (const std::string& row : traced_rows()) std::printf("%s\n", row.c_str());
         }
         if (wanted("host")) host_part(level, repeats);

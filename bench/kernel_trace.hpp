@@ -16,6 +16,7 @@ namespace adimg::bench {
 struct KernelSpan {
     std::uint64_t start = 0, end = 0;  ///< nanoseconds, CUPTI's clock
     std::uint32_t stream = 0;
+    std::uint64_t threads = 0;  ///< of the launch: grid size times block size
     std::string name;
 };
 
@@ -27,7 +28,8 @@ public:
         recording_.emplace(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, [this](const CUpti_Activity& record) {
             if (record.kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) return;
             const auto& k = reinterpret_cast<const CUpti_ActivityKernel10&>(record);
-            spans_.push_back({k.start, k.end, k.streamId, k.name ? k.name : "?"});
+            const std::uint64_t threads = std::uint64_t(k.gridX) * k.gridY * k.gridZ * k.blockX * k.blockY * k.blockZ;
+            spans_.push_back({k.start, k.end, k.streamId, threads, k.name ? k.name : "?"});
         });
     }
     std::vector<KernelSpan> stop() {
