@@ -1,6 +1,7 @@
 // DeviceGridMatrix: a user's nine bands in device memory (or uploaded from host memory into the
 // matrix's storage), checked there with the rules and the messages of GridMatrix (grid.cpp); only
-// counts, first offending rows and the edge rows' lists (RightHandSideMap) come to the host.
+// counts, first offending rows and a mark per edge node (the Dirichlet rows of RightHandSideMap)
+// come to the host.
 #include <adimg/device.hpp>
 #include <adimg/error.hpp>
 #include <adimg/solver.hpp>
@@ -24,17 +25,15 @@ struct DeviceGridMatrix::Storage {
     DeviceVector<double> values;  ///< the checked bands
     DeviceVector<kernels::CheckResults> results{1};
     DeviceVector<kernels::DefinitenessPart> parts{kernels::max_check_blocks};
-    DeviceVector<kernels::EdgeRowCounts> edge_counts{1};
     DeviceVector<unsigned long long> eliminated_count{1};
     DeviceVector<kernels::Coupling> eliminated;  ///< grown to the largest count seen
-    DeviceVector<unsigned long long> edge_rows;
-    DeviceVector<kernels::Coupling> scaled_rows;
+    DeviceVector<double> edge_diagonals;  ///< mark_dirichlet_edges' marks, one per edge position
     /// The uploads of bands from host memory (page-locked staging from the process's pool), made
     /// by the first.
     std::unique_ptr<HostTransfers> transfers;
 
     Storage(std::size_t n, std::size_t edge_nodes)
-        : values(9 * n, Uninitialised{}), edge_rows(edge_nodes), scaled_rows(edge_nodes) {}
+        : values(9 * n, Uninitialised{}), edge_diagonals(edge_nodes) {}
 };
 
 namespace {
@@ -114,7 +113,7 @@ void DeviceGridMatrix::check(const double* given, DeviceStream user_stream) {
     const cudaStream_t stream = as_cuda_stream(user_stream);
     Storage& s = *storage_;
     const int mx = grid_.mx(), my = grid_.my();
-    const std::size_t n = grid_.nodes(), edge_nodes = s.edge_rows.size();
+    const std::size_t n = grid_.nodes(), edge_nodes = s.edge_diagonals.size();
     const BandsView<double> A{s.values.data(), mx, my};
     BandsView<double> source{given, mx, my};
     auto entry = [&](int k, std::size_t p) { return read(s.values.data() + k * n + p, 1, stream)[0]; };
@@ -187,16 +186,23 @@ void DeviceGridMatrix::check(const double* given, DeviceStream user_stream) {
     rhs_.constant_null_space = judge_positive_definite(sums, natural_, mx, my, entry);
 
     // Dirichlet rows on the edge, a x_p = a g_p, become identity rows; the solve scales b with them.
-    ADIMG_CUDA_CHECK(cudaMemsetAsync(s.edge_counts.data(), 0, sizeof(kernels::EdgeRowCounts), stream));
-    kernels::scale_dirichlet_edges<<<blocks_for(edge_nodes), 256, 0, stream>>>(A, s.values.data(), s.edge_rows.data(),
-                                                                              s.scaled_rows.data(), s.edge_counts.data());
-    ADIMG_CUDA_CHECK_LAUNCH("scale_dirichlet_edges kernel");
-    const kernels::EdgeRowCounts counts = read(s.edge_counts.data(), 1, stream)[0];
-    for (unsigned long long p : read(s.edge_rows.data(), counts.rows, stream)) rhs_.dirichlet_rows.push_back(p);
-    std::sort(rhs_.dirichlet_rows.begin(), rhs_.dirichlet_rows.end());
-    for (const kernels::Coupling& c : read(s.scaled_rows.data(), counts.scaled, stream))
-        rhs_.scaled_rows.emplace_back(c.row, c.value);
-    std::sort(rhs_.scaled_rows.begin(), rhs_.scaled_rows.end());
+    // Their marks come back by edge position; walked row by row (the south edge, then the west and
+    // east ends of each row between, then the north edge) they list the rows in ascending order.
+    kernels::mark_dirichlet_edges<<<blocks_for(edge_nodes), 256, 0, stream>>>(A, s.values.data(), s.edge_diagonals.data());
+    ADIMG_CUDA_CHECK_LAUNCH("mark_dirichlet_edges kernel");
+    const std::vector<double> diagonals = read(s.edge_diagonals.data(), edge_nodes, stream);
+    auto take = [&](int e) {
+        if (diagonals[static_cast<std::size_t>(e)] == 0.0) return;
+        const std::size_t p = kernels::edge_node(e, mx, my);
+        rhs_.dirichlet_rows.push_back(p);
+        if (diagonals[static_cast<std::size_t>(e)] != 1.0) rhs_.scaled_rows.emplace_back(p, diagonals[static_cast<std::size_t>(e)]);
+    };
+    for (int i = 0; i < mx; ++i) take(i);
+    for (int j = 1; j + 1 < my; ++j) {
+        take(2 * mx + j);
+        take(2 * mx + my + j);
+    }
+    for (int i = 0; i < mx; ++i) take(mx + i);
 }
 
 }  // namespace adimg

@@ -11,8 +11,6 @@
 #include "compensated_block_sum.cuh"
 #include "launch.cuh"
 
-#include <cooperative_groups.h>
-
 #include <cstddef>
 
 namespace adimg::kernels {
@@ -54,7 +52,7 @@ __device__ inline int edge_of(int e, int mx, int my) { return e < mx ? 0 : e < 2
 
 /// The node of edge position e: the south row, the north row, the west column, the east column
 /// (corners twice).
-__device__ inline std::size_t edge_node(int e, int mx, int my) {
+ADIMG_HD std::size_t edge_node(int e, int mx, int my) {
     if (e < mx) return static_cast<std::size_t>(e);
     if (e < 2 * mx) return static_cast<std::size_t>(my - 1) * mx + (e - mx);
     if (e < 2 * mx + my) return static_cast<std::size_t>(e - 2 * mx) * mx;
@@ -209,38 +207,21 @@ static __global__ void eliminate_row_only(BandsView<double> given, double* M, Co
     }
 }
 
-/// The counts of scale_dirichlet_edges' lists.
-struct EdgeRowCounts {
-    unsigned long long rows, scaled;
-};
-
-/// The next free slot of a list whose length is *count, for a thread that appends one entry: one
-/// atomicAdd per warp for the lanes that append together (an edge's thousands of rows would
-/// otherwise queue on one address). Their order is the host's to sort.
-__device__ inline unsigned long long append_slot(unsigned long long* count) {
-    const cooperative_groups::coalesced_group appending = cooperative_groups::coalesced_threads();
-    unsigned long long first = 0;
-    if (appending.thread_rank() == 0) first = atomicAdd(count, static_cast<unsigned long long>(appending.num_threads()));
-    return appending.shfl(first, 0) + appending.thread_rank();
-}
-
-/// Dirichlet edge rows (only their diagonal) appended to `rows`; those whose diagonal is not 1
-/// appended to `scaled` with that diagonal, and scaled to the identity. Corners appear twice in
-/// the walk of edge_node and are taken on their south or north visit only.
-static __global__ void scale_dirichlet_edges(BandsView<double> A, double* M, unsigned long long* rows, Coupling* scaled,
-                                             EdgeRowCounts* counts) {
+/// The Dirichlet edge rows (only their diagonal), marked by edge position e: diagonal[e] = a_pp of
+/// the row p = edge_node(e), 0 where that row is not one (a Dirichlet row's diagonal is positive:
+/// the row checks ran before) and at a corner's west or east visit (corners are taken on their
+/// south or north one). Rows whose diagonal is not 1 are scaled to the identity in M. The host
+/// lists the rows from `diagonal` in ascending order by walking the edges row by row, with no
+/// sort (DeviceGridMatrix::check).
+static __global__ void mark_dirichlet_edges(BandsView<double> A, double* M, double* diagonal) {
     follow_previous_kernel();
     ADIMG_GRID_STRIDE(e, 2 * static_cast<std::size_t>(A.mx) + 2 * A.my) {
         const int i = static_cast<int>(e);
         const bool corner_again = i >= 2 * A.mx && ((i - 2 * A.mx) % A.my == 0 || (i - 2 * A.mx) % A.my == A.my - 1);
         const std::size_t p = edge_node(i, A.mx, A.my);
-        if (corner_again || !matrix_rules::diagonal_only(A, p)) continue;
-        rows[append_slot(&counts->rows)] = p;
-        const double diagonal = A(C, p);
-        if (diagonal != 1.0) {
-            scaled[append_slot(&counts->scaled)] = {p, p, diagonal, diagonal};
-            M[C * A.rows() + p] = 1.0;
-        }
+        const bool dirichlet = !corner_again && matrix_rules::diagonal_only(A, p);
+        diagonal[e] = dirichlet ? A(C, p) : 0.0;
+        if (dirichlet && A(C, p) != 1.0) M[C * A.rows() + p] = 1.0;
     }
 }
 
