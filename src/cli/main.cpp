@@ -69,13 +69,9 @@ int checked_standard_output(const std::string& command, int status) {
 ///   memory, and with 2 MiB pages the kernel's first touch of it is about 3x faster
 ///   (docs/performance.md, "CPU setup: huge pages and first touch").
 /// Both are read while the program is loaded, so the tool sets them and starts itself again, once.
-/// If that fails (no /proc), the tool goes on as it is. And
-/// - CUDA's modules loaded with the context (CUDA_MODULE_LOADING=EAGER), not each at its first
-///   launch: on the H200 the setup of A2 at L = 12 takes 26 ms instead of 34, the context no
-///   longer (docs/performance.md, "Start-up"). CUDA reads it when it starts, after this: no restart.
+/// If that fails (no /proc), the tool goes on as it is.
 [[gnu::constructor(101)]] static void restart_with_tuned_environment(int, char** argv, char**) {
     if (!argv) return;
-    if (!std::getenv("CUDA_MODULE_LOADING")) setenv("CUDA_MODULE_LOADING", "EAGER", 1);
     bool changed = false;
     if (!std::getenv("OMP_WAIT_POLICY") && !std::getenv("GOMP_SPINCOUNT"))
         changed |= setenv("OMP_WAIT_POLICY", "passive", 1) == 0;
