@@ -140,7 +140,14 @@ def peers_section(folder, stamp):
             keys.append((r["case"], r["level"]))
     keys.sort(key=lambda k: (CASES.index(k[0]) if k[0] in CASES else 99, k[1]))
     ok = lambda r: r is not None and r.get("status") == "converged"
-    reference = lambda r: find(rows, case=r["case"], level=r["level"], solver=reference_name(r))
+
+    def reference(r):
+        """The adimg row of r's process and run (bench/peers/run tags each row with its program's
+        run; rows of older folders carry no tag), or None where that row was measured again in a
+        later run: no ratio across runs."""
+        a = find(rows, case=r["case"], level=r["level"], solver=reference_name(r))
+        return a if a is not None and a.get("run") == r.get("run") else None
+
     runs = sorted({r["runs"] for r in rows if ok(r)})
     out = ["## adimg and its peers, side by side\n",
            f"Libraries: {stamp.get('libraries', '?').replace(';', '; ')}. BLAS: {stamp.get('blas', '?')}. "
@@ -155,7 +162,7 @@ def peers_section(folder, stamp):
            "with the matrix in host arrays waits for. "
            f"Medians of {'/'.join(str(n) for n in runs)} runs after a warm-up (1 run for a row whose warm-up took over 5 s; a warm-up of over 60 s is itself the run). "
            "A ratio is the peer's time over adimg's, measured in the same process (a program beside peer_bench has its own "
-           "adimg row, `adimg@<tag>`): above 1, adimg is faster. `threads`: the CPU threads a "
+           "adimg row, `adimg@<tag>`): above 1, adimg is faster; `-` where that adimg row was measured again in a later run. `threads`: the CPU threads a "
            "solver used (hypre from a distribution: one MPI rank without OpenMP; CHOLMOD: those of its BLAS); `gpu`: on the "
            "device. A solver that does not converge is shown from its warm-up and not run on the finer levels of that case "
            "(skipped).\n"]

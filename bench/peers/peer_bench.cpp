@@ -219,13 +219,13 @@ public:
 
 private:
     /// Where the last setup's time went (Solver::setup_times()), for the row's note: what the
-    /// peers' "rest of setup" holds on adimg's side.
+    /// peers' "rest of setup" holds on adimg's side, in the row's last run (its columns are medians).
     std::string setup_breakdown() const {
         const SetupTimes t = solver_->setup_times();
         const double matrix = std::isnan(matrix_ms_) ? 0.0 : matrix_ms_;
         char text[320];
         std::snprintf(text, sizeof text,
-                      "setup %.1f ms: Solver made %.1f, matrix object %.1f, host levels %.1f, backend %.1f (bands copied %.1f, "
+                      "last run's setup %.1f ms: Solver made %.1f, matrix object %.1f, host levels %.1f, backend %.1f (bands copied %.1f, "
                       "coarsest solve %.1f, levels %.1f), other %.1f",
                       setup_ms_, solver_ms_, matrix, 1e3 * t.levels, 1e3 * t.backend, 1e3 * t.upload, 1e3 * t.coarse_factor,
                       1e3 * t.backend_levels(), setup_ms_ - solver_ms_ - matrix - 1e3 * t.setup());
