@@ -67,26 +67,36 @@ struct DeviceArray {
     DeviceArray& operator=(const DeviceArray&) = delete;
 };
 
-/// Median seconds of `repeats` calls of f, after one call to warm up.
-template <class F>
-double median_seconds(int repeats, F&& f) {
-    f();
-    std::vector<double> times;
-    for (int r = 0; r < repeats; ++r) {
-        const auto start = std::chrono::steady_clock::now();
-        f();
-        times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    }
-    std::sort(times.begin(), times.end());
-    return times[times.size() / 2];
-}
-
 /// Seconds of one call of f.
 template <class F>
 double seconds_of(F&& f) {
     const auto start = std::chrono::steady_clock::now();
     f();
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+/// The middle value (the upper one of an even count).
+double median(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    return values[values.size() / 2];
+}
+
+/// The median of `repeats` timings of timed(), each after an untimed prepare(r) (r = 0, 1, ...).
+template <class Prepare, class Timed>
+double median_prepared(int repeats, Prepare&& prepare, Timed&& timed) {
+    std::vector<double> times;
+    for (int r = 0; r < repeats; ++r) {
+        prepare(r);
+        times.push_back(seconds_of(timed));
+    }
+    return median(times);
+}
+
+/// Median seconds of `repeats` calls of f, after one call to warm up.
+template <class F>
+double median_seconds(int repeats, F&& f) {
+    f();
+    return median_prepared(repeats, [](int) {}, f);
 }
 
 SolverOptions on_gpu() {
@@ -124,18 +134,6 @@ void solve_part(int level, int repeats) {
         std::printf("| %s | %.3f | %.3f | %.3f | %s | %lld | %lld |\n", name, 1e3 * t_case, 1e3 * t_device, t_device / t_case,
                     report.iterations().c_str(), counted.to_device, counted.to_host);
     }
-}
-
-/// The median of `repeats` timings of timed(), each after an untimed prepare(r) (r = 0, 1, ...).
-template <class Prepare, class Timed>
-double median_prepared(int repeats, Prepare&& prepare, Timed&& timed) {
-    std::vector<double> times;
-    for (int r = 0; r < repeats; ++r) {
-        prepare(r);
-        times.push_back(seconds_of(timed));
-    }
-    std::sort(times.begin(), times.end());
-    return times[times.size() / 2];
 }
 
 void matrix_part(int level, int repeats) {
@@ -179,9 +177,7 @@ void matrix_part(int level, int repeats) {
         assigns.push_back(seconds_of([&] { A->assign(values[r % 2]); }));
         resetups.push_back(seconds_of([&] { solver.setup(*A); }));
     }
-    std::sort(assigns.begin(), assigns.end());
-    std::sort(resetups.begin(), resetups.end());
-    const double t_assign = assigns[assigns.size() / 2], t_resetup = resetups[resetups.size() / 2];
+    const double t_assign = median(assigns), t_resetup = median(resetups);
     const SetupTimes again = solver.setup_times();
 
     // Untimed: what one more values-only re-setup, to the set the last timed one did not take,

@@ -48,11 +48,7 @@ Eigen::SparseMatrix<double> with_node_0_pinned(Eigen::SparseMatrix<double> S) {
 /// v -= mean(v)
 void remove_mean(Eigen::Ref<Eigen::VectorXd> v) { v.array() -= v.mean(); }
 
-}  // namespace
-
-namespace {
-
-
+/// Whether S has the sparsity pattern of the compressed columns `starts` and `rows`.
 bool same_pattern(const Eigen::SparseMatrix<double>& S, const std::vector<int>& starts, const std::vector<int>& rows) {
     return static_cast<std::size_t>(S.outerSize()) + 1 == starts.size() && static_cast<std::size_t>(S.nonZeros()) == rows.size() &&
            std::equal(starts.begin(), starts.end(), S.outerIndexPtr()) && std::equal(rows.begin(), rows.end(), S.innerIndexPtr());

@@ -275,7 +275,6 @@ protected:
         galerkin_split_y_host_.clear();
     }
 
-
     /// True if `source` has the grids of the Galerkin levels of the last setup.
     bool same_galerkin_grids(const GalerkinSource& source) const {
         if (galerkin_.empty() || static_cast<int>(galerkin_.size()) != source.levels()) return false;
