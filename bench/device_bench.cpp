@@ -226,6 +226,34 @@ std::string fixed(double value) {
     return text;
 }
 
+/// A kernel's name as the source spells it (CUPTI gives the mangled one), without its arguments.
+std::string kernel_name(const std::string& mangled) {
+    int status = 0;
+    char* plain = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
+    std::string name = status == 0 && plain ? plain : mangled;
+    std::free(plain);
+    const std::size_t open = name.find('(');
+    return open == std::string::npos ? name : name.substr(0, open);
+}
+
+/// The `most` kernels that took longest in `spans` (of launches of at least `threads` threads),
+/// with the time of all their launches: "name ms, name ms, ...".
+std::string longest_kernels(const std::vector<bench::KernelSpan>& spans, std::size_t most, std::uint64_t threads = 0) {
+    std::vector<std::pair<std::string, double>> by_name;
+    for (const bench::KernelSpan& k : spans) {
+        if (k.threads < threads) continue;
+        const std::string kernel = kernel_name(k.name);
+        auto it = std::find_if(by_name.begin(), by_name.end(), [&](const auto& e) { return e.first == kernel; });
+        if (it == by_name.end()) it = by_name.insert(by_name.end(), {kernel, 0.0});
+        it->second += 1e-6 * (k.end - k.start);
+    }
+    std::sort(by_name.begin(), by_name.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    std::string longest;
+    for (std::size_t i = 0; i < std::min(most, by_name.size()); ++i)
+        longest += (i ? ", " : "") + by_name[i].first + " " + fixed(by_name[i].second);
+    return longest;
+}
+
 void batch_part(int level, int repeats, int count) {
     const CaseSpec spec = builtin_case("A2");
     Solver solver(on_gpu());
@@ -267,22 +295,13 @@ void batch_part(int level, int repeats, int count) {
         traced_rows().push_back(std::string("| ") + std::to_string(level) + " | " + name + " | " + std::to_string(spans.size()) +
                                 " | " + std::to_string(streams.size()) + " | " + fixed(summed) + " | " + fixed(busy) + " | " +
                                 fixed(summed / busy) + " | " + fixed(1e-6 * (last - spans.front().start)) + " | " +
-                                fixed(by_size[0]) + " | " + fixed(by_size[1]) + " | " + fixed(by_size[2]) + " |");
+                                fixed(by_size[0]) + " | " + fixed(by_size[1]) + " | " + fixed(by_size[2]) + " | " +
+                                longest_kernels(spans, 8, 1u << 18) + " |");
     };
     traced("one call", [&] { (void)solver.solve_device_batch(b.data, x.data, count, InitialGuess::zero); });
     traced("single solves", [&] {
         for (int c = 0; c < count; ++c) (void)solver.solve_device(b.data + c * n, x.data + c * n, InitialGuess::zero);
     });
-}
-
-/// A kernel's name as the source spells it (CUPTI gives the mangled one), without its arguments.
-std::string kernel_name(const std::string& mangled) {
-    int status = 0;
-    char* plain = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
-    std::string name = status == 0 && plain ? plain : mangled;
-    std::free(plain);
-    const std::size_t open = name.find('(');
-    return open == std::string::npos ? name : name.substr(0, open);
 }
 
 /// Where the matrix part's phases spend their time, each traced once more: the wall clock against
@@ -304,17 +323,7 @@ void phases_part(int level) {
         trace.start();
         const double wall = seconds_of(run);
         const std::vector<bench::KernelSpan> spans = trace.stop();
-        std::vector<std::pair<std::string, double>> by_name;
-        for (const bench::KernelSpan& k : spans) {
-            const std::string kernel = kernel_name(k.name);
-            auto it = std::find_if(by_name.begin(), by_name.end(), [&](const auto& e) { return e.first == kernel; });
-            if (it == by_name.end()) it = by_name.insert(by_name.end(), {kernel, 0.0});
-            it->second += 1e-6 * (k.end - k.start);
-        }
-        std::sort(by_name.begin(), by_name.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-        std::string longest;
-        for (std::size_t i = 0; i < std::min<std::size_t>(4, by_name.size()); ++i)
-            longest += (i ? ", " : "") + by_name[i].first + " " + fixed(by_name[i].second);
+        const std::string longest = longest_kernels(spans, 4);
         const double busy = 1e-6 * bench::covered(spans);
         std::printf("| %s | %.3f | %zu | %.3f | %.3f | %s |\n", name, 1e3 * wall, spans.size(), busy, 1e3 * wall - busy,
                     longest.c_str());
@@ -401,7 +410,8 @@ int main(int argc, char** argv) {
             for (int l : {10, level}) batch_part(l, repeats, 8);
             std::printf("\n| L | 8 right-hand sides | kernels | streams | kernel time added up (ms) | some kernel running (ms) | "
                         "kernels at once (mean) | first to last kernel (ms) | of the time added up: launches of 2^18 threads "
-                        "or more | 2^14 to 2^18 | fewer |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+                        "or more | 2^14 to 2^18 | fewer | the longest of 2^18 threads or more (ms, all their launches) |\n"
+                        "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
             for (const std::string& row : traced_rows()) std::printf("%s\n", row.c_str());
         }
         if (wanted("host")) host_part(level, repeats);

@@ -32,6 +32,7 @@
 #include <cmath>
 #include <cstddef>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,10 @@ public:
     // --- memory -------------------------------------------------------------------------------
     template <class T>
     vector<T> make_vector(int mx, int my) { return vector<T>(static_cast<std::size_t>(mx) * my); }
+    /// `columns` vectors of the grid side by side, column c at c mx my: several right-hand sides,
+    /// which the stencil operations, the grid transfers and direct_solve take in the same launches.
+    template <class T>
+    vector<T> make_vectors(int mx, int my, int columns) { return vector<T>(static_cast<std::size_t>(mx) * my * columns); }
     template <class T>
     vector<T> make_array(std::size_t n) { return vector<T>(n); }
     template <class T>
@@ -209,7 +214,8 @@ public:
     // --- stencil operations -------------------------------------------------------------------
     template <class T>
     void defect(const matrix<T>& A, const vector<T>& b, const vector<T>& x, vector<T>& d) {
-        launch_("defect kernel", kernels::defect<T>, tiles(A.mx, A.my), block2d(), 0, A.view(), b.data(), x.data(), d.data());
+        const int k = columns(b, A.mx, A.my);
+        launch_("defect kernel", kernels::defect<T>, tiles(A.mx, A.my, k), block2d(), 0, A.view(), b.data(), x.data(), d.data(), k);
     }
     template <class T>
     void multiply(const matrix<T>& A, const vector<T>& x, vector<T>& y) {
@@ -217,8 +223,9 @@ public:
     }
     template <class T>
     void jacobi(const matrix<T>& A, const vector<T>& b, const vector<T>& x_in, vector<T>& x_out, T omega) {
-        launch_("jacobi kernel", kernels::jacobi<T>, tiles(A.mx, A.my), block2d(), 0, A.view(), b.data(), x_in.data(),
-                x_out.data(), omega);
+        const int k = columns(b, A.mx, A.my);
+        launch_("jacobi kernel", kernels::jacobi<T>, tiles(A.mx, A.my, k), block2d(), 0, A.view(), b.data(), x_in.data(),
+                x_out.data(), omega, k);
     }
     /// `steps` Jacobi steps on x in place: passes of two steps over memory
     /// (kernels::jacobi_steps) where the bands of rows a block walks down are at least 8 rows long,
@@ -234,8 +241,10 @@ public:
             x, work, (steps + per_pass - 1) / per_pass,
             [&](int p, const vector<T>& from, vector<T>& to) {
                 if (std::min(per_pass, steps - p * per_pass) == 1) return jacobi(A, b, from, to, omega);
-                launch_("jacobi_steps kernel", kernels::jacobi_steps<T, Fused>, dim3(jacobi_strips(A.mx), (A.my + rows - 1) / rows),
-                        dim3(kernels::jacobi_stream_threads), 0, A.view(), b.data(), from.data(), to.data(), omega, rows);
+                const int k = columns(b, A.mx, A.my);
+                launch_("jacobi_steps kernel", kernels::jacobi_steps<T, Fused>,
+                        dim3(jacobi_strips(A.mx) * k, (A.my + rows - 1) / rows), dim3(kernels::jacobi_stream_threads), 0,
+                        A.view(), b.data(), from.data(), to.data(), omega, rows, k);
             },
             [&](const vector<T>& from, vector<T>& to) { copy(from, to); });
     }
@@ -243,23 +252,25 @@ public:
     void gauss_seidel(const matrix<T>& A, const vector<T>& b, vector<T>& x, SweepOrder order = SweepOrder::forward) {
         for (int step = 0; step < 4; ++step) {
             const int colour = colour_at(step, order), ci = colour & 1, cj = colour >> 1;
-            launch_("gauss_seidel_colour kernel", kernels::gauss_seidel_colour<T>, tiles((A.mx + 1) / 2, (A.my + 1) / 2),
-                    block2d(), 0, A.view(), b.data(), x.data(), ci, cj);
+            const int k = columns(b, A.mx, A.my);
+            launch_("gauss_seidel_colour kernel", kernels::gauss_seidel_colour<T>, tiles((A.mx + 1) / 2, (A.my + 1) / 2, k),
+                    block2d(), 0, A.view(), b.data(), x.data(), ci, cj, k);
         }
     }
     template <class T>
     void line_relax(const matrix<T>& A, const vector<T>& b, const vector<T>& x_in, vector<T>& x_out, Direction direction,
                     T omega) {
-        lines_.relax(A, b.data(), x_in.data(), x_out.data(), direction, omega);
+        lines_.relax(A, b.data(), x_in.data(), x_out.data(), direction, omega, columns(b, A.mx, A.my));
     }
 
     // --- grid transfer ------------------------------------------------------------------------
     template <class T>
     void restrict_to(const vector<T>& fine, int mx_fine, int my_fine, const vector<T>& split_x, const vector<T>& split_y,
                      vector<T>& coarse, NaturalEdges natural = {}) {
+        const int k = columns(fine, mx_fine, my_fine);
         launch_("restrict_to kernel", kernels::restrict_to<T>,
-                tiles(x_axis(mx_fine, natural).coarse, y_axis(my_fine, natural).coarse), block2d(), 0,
-                fine.data(), mx_fine, my_fine, split_x.data(), split_y.data(), natural, coarse.data());
+                tiles(x_axis(mx_fine, natural).coarse, y_axis(my_fine, natural).coarse, k), block2d(), 0,
+                fine.data(), mx_fine, my_fine, split_x.data(), split_y.data(), natural, coarse.data(), k);
     }
     /// coarse = R (b - A x): on large grids in one fused pass (kernels::restrict_defect), else as
     /// a defect and a restriction, with `d` as scratch. A fused block computes four times the
@@ -274,15 +285,17 @@ public:
             restrict_to(d, A.mx, A.my, split_x, split_y, coarse, A.natural);
             return;
         }
+        const int k = columns(b, A.mx, A.my);
         launch_("restrict_defect kernel", kernels::restrict_defect<T>,
-                tiles(x_axis(A.mx, A.natural).coarse, y_axis(A.my, A.natural).coarse), block2d(), 0,
-                A.view(), b.data(), x.data(), split_x.data(), split_y.data(), A.natural, coarse.data());
+                tiles(x_axis(A.mx, A.natural).coarse, y_axis(A.my, A.natural).coarse, k), block2d(), 0,
+                A.view(), b.data(), x.data(), split_x.data(), split_y.data(), A.natural, coarse.data(), k);
     }
     template <class T>
     void prolong_add(const vector<T>& coarse, const vector<T>& split_x, const vector<T>& split_y, vector<T>& fine,
                      int mx_fine, int my_fine, NaturalEdges natural = {}) {
-        launch_("prolong_add kernel", kernels::prolong_add<T>, tiles(mx_fine, my_fine), block2d(), 0, coarse.data(),
-                split_x.data(), split_y.data(), fine.data(), mx_fine, my_fine, natural);
+        const int k = columns(fine, mx_fine, my_fine);
+        launch_("prolong_add kernel", kernels::prolong_add<T>, tiles(mx_fine, my_fine, k), block2d(), 0, coarse.data(),
+                split_x.data(), split_y.data(), fine.data(), mx_fine, my_fine, natural, k);
     }
 
     /// x_next = x + alpha c and d = b - A x_next in one pass, returning ||d|| (one
@@ -322,12 +335,15 @@ public:
     template <class T>
     void direct_solve(const DirectSolve& s, const vector<T>& b, vector<T>& x) { dense_apply(s.inverse, b, x); }
 
-    /// x = M b for a dense row-major n x n matrix M in double, n = b.size().
+    /// x = M b for a dense row-major n x n matrix M in double, for each of the b.size() / n
+    /// columns of b.
     template <class T>
     void dense_apply(const vector<double>& M, const vector<T>& b, vector<T>& x) {
-        const int n = static_cast<int>(b.size());
-        launch_("dense_apply kernel", kernels::dense_apply<T>, (n + kernels::dense_rows_per_block - 1) / kernels::dense_rows_per_block,
-                32 * kernels::dense_rows_per_block, 0, M.data(), b.data(), x.data(), n);
+        const int n = static_cast<int>(std::llround(std::sqrt(static_cast<double>(M.size()))));
+        const int k = columns(b, n, 1);
+        launch_("dense_apply kernel", kernels::dense_apply<T>,
+                (n + kernels::dense_rows_per_block - 1) / kernels::dense_rows_per_block * k, 32 * kernels::dense_rows_per_block,
+                0, M.data(), b.data(), x.data(), n, k);
     }
 
     // --- vector operations --------------------------------------------------------------------
@@ -406,8 +422,18 @@ private:
         return (A.my + bands - 1) / bands;
     }
     static dim3 block2d() { return dim3(kernels::tile_x, kernels::tile_y); }
-    static dim3 tiles(int nx, int ny) {
-        return dim3((nx + kernels::tile_x - 1) / kernels::tile_x, (ny + kernels::tile_y - 1) / kernels::tile_y);
+    /// The tiles of an nx x ny grid, each `columns` times (kernels::column_block()).
+    static dim3 tiles(int nx, int ny, int columns = 1) {
+        return dim3((nx + kernels::tile_x - 1) / kernels::tile_x * columns, (ny + kernels::tile_y - 1) / kernels::tile_y);
+    }
+    /// How many vectors of an mx x my grid v holds side by side (make_vectors()).
+    template <class T>
+    static int columns(const vector<T>& v, int mx, int my) {
+        const std::size_t n = static_cast<std::size_t>(mx) * my;
+        if (n == 0 || v.size() % n != 0 || v.size() == 0)
+            throw std::logic_error("a vector of " + std::to_string(v.size()) + " values is no whole number of vectors of the " +
+                                   std::to_string(mx) + " x " + std::to_string(my) + " grid");
+        return static_cast<int>(v.size() / n);
     }
     static int blocks(std::size_t n) { return kernels::stride_blocks(n); }
     /// A mesh's element widths and node distances on the device, for the assembly kernels.

@@ -42,7 +42,8 @@ inline cudaStream_t zeroing_stream() {
     return own.stream;
 }
 
-/// A device array of n elements, zero-initialised unless asked otherwise; move-only.
+/// A device array of n elements, zero-initialised unless asked otherwise; move-only. A borrowed
+/// one (borrow()) is a view of memory that another owns: it frees nothing.
 template <class T>
 class DeviceVector {
 public:
@@ -66,13 +67,23 @@ public:
         }
         ADIMG_CUDA_CHECK(status);
     }
-    ~DeviceVector() {
-        if (data_) cudaFree(data_);
+    /// The n elements at `data`, which stay the owner's (one right-hand side of a batch's vectors).
+    static DeviceVector borrow(T* data, std::size_t n) {
+        DeviceVector v;
+        v.data_ = data;
+        v.n_ = n;
+        v.owned_ = false;
+        return v;
     }
-    DeviceVector(DeviceVector&& other) noexcept : data_(std::exchange(other.data_, nullptr)), n_(std::exchange(other.n_, 0)) {}
+    ~DeviceVector() {
+        if (data_ && owned_) cudaFree(data_);
+    }
+    DeviceVector(DeviceVector&& other) noexcept
+        : data_(std::exchange(other.data_, nullptr)), n_(std::exchange(other.n_, 0)), owned_(std::exchange(other.owned_, true)) {}
     DeviceVector& operator=(DeviceVector&& other) noexcept {
         std::swap(data_, other.data_);
         std::swap(n_, other.n_);
+        std::swap(owned_, other.owned_);
         return *this;
     }
     DeviceVector(const DeviceVector&) = delete;
@@ -85,6 +96,7 @@ public:
 private:
     T* data_ = nullptr;
     std::size_t n_ = 0;
+    bool owned_ = true;
 };
 
 /// Nine bands in device memory (band-major, as on the host). `transposed` holds the bands of

@@ -32,29 +32,32 @@ public:
     LineSweeps(Launcher& launch, const LinePolicy& policy) : launch_(launch), policy_(policy) {}
 
     /// One ADI half-step: every line of `direction` solved with the off-line couplings of x_in on
-    /// the right-hand side, and x_out = x_in + omega (solution - x_in).
+    /// the right-hand side, and x_out = x_in + omega (solution - x_in); for each of `columns`
+    /// right-hand sides side by side (b, x_in and x_out hold that many vectors of A's grid), in
+    /// the same launches.
     template <class T>
-    void relax(const DeviceBands<T>& A, const T* b, const T* x_in, T* x_out, Direction direction, T omega) {
+    void relax(const DeviceBands<T>& A, const T* b, const T* x_in, T* x_out, Direction direction, T omega, int columns = 1) {
         if ((direction == Direction::x ? A.mx : A.my) <= warp_lines_up_to()) {
-            relax_by_warps(A.view(), b, x_in, x_out, omega, direction);
+            relax_by_warps(A.view(), b, x_in, x_out, omega, direction, columns);
             return;
         }
         if (direction == Direction::x) {
-            relax_in_blocks(A.view(), b, x_in, x_out, omega, Direction::x, 1);
+            relax_in_blocks(A.view(), b, x_in, x_out, omega, Direction::x, 1, columns);
             return;
         }
         if (const int group = y_lines_per_block<T>(A.my, A.mx); group > 0) {
-            relax_in_blocks(A.view(), b, x_in, x_out, omega, Direction::y, group);
+            relax_in_blocks(A.view(), b, x_in, x_out, omega, Direction::y, group, columns);
             return;
         }
         if (A.transposed.size() != A.values.size()) transpose_bands(A);
         const std::size_t n = A.values.size() / 9;
-        T* bt = scratch<T>(0, n);
-        T* xt = scratch<T>(1, n);
-        T* yt = scratch<T>(2, n);
-        transpose<T>({{b, bt}, {x_in, xt}}, A.my, A.mx);
-        relax_in_blocks(A.transposed_view(), bt, xt, yt, omega, Direction::x, 1);
-        transpose<T>({{yt, x_out}}, A.mx, A.my);
+        const int set = columns > 1 ? batch_scratch : 0;
+        T* bt = scratch<T>(set + 0, n * columns);
+        T* xt = scratch<T>(set + 1, n * columns);
+        T* yt = scratch<T>(set + 2, n * columns);
+        for (int c = 0; c < columns; ++c) transpose<T>({{b + c * n, bt + c * n}, {x_in + c * n, xt + c * n}}, A.my, A.mx);
+        relax_in_blocks(A.transposed_view(), bt, xt, yt, omega, Direction::x, 1, columns);
+        for (int c = 0; c < columns; ++c) transpose<T>({{yt + c * n, x_out + c * n}}, A.mx, A.my);
     }
 
     /// Band (dx, dy) of the grid becomes band (dy, dx) of the transposed grid.
@@ -224,22 +227,27 @@ private:
         return lo;
     }
     /// One sweep by cyclic reduction or the partition method, `lines` (1, 2, 4 or 8) lines per
-    /// block; by segments across blocks where one line fits no block.
+    /// block; by segments across blocks where one line fits no block (one right-hand side after
+    /// another: the segment ends' scratch holds one).
     template <class T>
-    void relax_in_blocks(BandsView<T> A, const T* b, const T* x_in, T* x_out, T omega, Direction direction, int lines) {
+    void relax_in_blocks(BandsView<T> A, const T* b, const T* x_in, T* x_out, T omega, Direction direction, int lines,
+                         int columns) {
         const bool along_x = direction == Direction::x;
         const int length = along_x ? A.mx : A.my, count = along_x ? A.my : A.mx;
         if (lines == 1 && partitioned<T>(length)) {
             with_partition_slots([&](auto slots) {
                 const PartitionLayout layout = partition_layout<T>(length, slots);
                 auto kernel = kernels::line_relax_partitioned<T, decltype(slots)::value>;
-                launch_("line_relax_partitioned kernel", kernel, count, partition_threads(layout, policy_.threads_per_line.value_or(0)),
-                        launch_.allow_shared(kernel, layout.words() * sizeof(T)), A, b, x_in, x_out, direction, omega, layout);
+                launch_("line_relax_partitioned kernel", kernel, count * columns,
+                        partition_threads(layout, policy_.threads_per_line.value_or(0)),
+                        launch_.allow_shared(kernel, layout.words() * sizeof(T)), A, b, x_in, x_out, direction, omega, layout,
+                        columns);
             });
             return;
         }
         if (lines == 1 && !cr_fits<T>(length)) {
-            relax_in_segments(A, b, x_in, x_out, omega, direction);
+            const std::size_t n = static_cast<std::size_t>(A.mx) * A.my;
+            for (int c = 0; c < columns; ++c) relax_in_segments(A, b + c * n, x_in + c * n, x_out + c * n, omega, direction);
             return;
         }
         const CrLayout layout = line_layout<T>(length, {}, {}, lines);
@@ -249,8 +257,8 @@ private:
             const bool launched = Launcher::with_constant<1, 2, 4, 8>(lines, [&](auto g) {
                 auto kernel = kernels::line_relax<T, decltype(s)::value, decltype(g)::value>;
                 const std::size_t bytes = launch_.allow_shared(kernel, layout.block_words() * sizeof(T));
-                launch_("line_relax kernel", kernel, (count + lines - 1) / lines, threads, bytes, A, b, x_in, x_out, direction,
-                        omega, layout);
+                launch_("line_relax kernel", kernel, (count + lines - 1) / lines * columns, threads, bytes, A, b, x_in, x_out,
+                        direction, omega, layout, columns);
             });
             if (!launched) throw std::logic_error("no line kernel for " + std::to_string(lines) + " lines per block");
         });
@@ -285,14 +293,14 @@ private:
     }
     /// One sweep with a warp per line, in place for either direction.
     template <class T>
-    void relax_by_warps(BandsView<T> A, const T* b, const T* x_in, T* x_out, T omega, Direction direction) {
+    void relax_by_warps(BandsView<T> A, const T* b, const T* x_in, T* x_out, T omega, Direction direction, int columns) {
         const bool along_x = direction == Direction::x;
         const int length = along_x ? A.mx : A.my, lines = along_x ? A.my : A.mx;
-        const dim3 grid((lines + kernels::warps_per_line_block - 1) / kernels::warps_per_line_block);
+        const dim3 grid((lines + kernels::warps_per_line_block - 1) / kernels::warps_per_line_block * columns);
         const dim3 block(kernels::warps_per_line_block * warp_lanes);
         auto run = [&](auto slots) {
             launch_("line_relax_warp kernel", kernels::line_relax_warp<T, decltype(slots)::value>, grid, block, 0, A, b, x_in,
-                    x_out, direction, omega);
+                    x_out, direction, omega, columns);
         };
         if (!Launcher::with_constant<1, 2, 3, 5, 9, 17>(warp_line_slots(length), run))
             throw std::logic_error("no warp line kernel for " + std::to_string(length) + " unknowns");
@@ -311,17 +319,20 @@ private:
                 dim3(kernels::tile_x, kernels::tile_y), 0, pairs, rows, cols);
     }
     /// Scratch vectors, kept at the largest size asked for: 0-2 for the transposed sweeps, 3 for
-    /// the segment ends of lines too long for one block.
+    /// the segment ends of lines too long for one block, and batch_scratch + 0-2 for transposed
+    /// sweeps of several right-hand sides. A recorded cycle holds the addresses, so the sweeps
+    /// of one right-hand side never see their scratch reallocated by a batch's larger one.
     template <class T>
     T* scratch(int slot, std::size_t n) {
-        DeviceVector<T>& v = std::get<std::array<DeviceVector<T>, 4>>(scratch_)[slot];
+        DeviceVector<T>& v = std::get<std::array<DeviceVector<T>, scratch_slots>>(scratch_)[slot];
         if (v.size() < n) v = DeviceVector<T>(n);
         return v.data();
     }
+    static constexpr int batch_scratch = 4, scratch_slots = 7;
 
     Launcher& launch_;
     const LinePolicy policy_;
-    std::tuple<std::array<DeviceVector<float>, 4>, std::array<DeviceVector<double>, 4>> scratch_;
+    std::tuple<std::array<DeviceVector<float>, scratch_slots>, std::array<DeviceVector<double>, scratch_slots>> scratch_;
 };
 
 }  // namespace adimg

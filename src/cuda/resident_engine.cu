@@ -2,16 +2,17 @@
 // GPU (Solver::solve_device, solve_device_batch, precondition_device, setup(DeviceGridMatrix)). The
 // caller's vectors are read and written by kernels on the device; only scalars come to the host.
 //
-// Several right-hand sides in one call run side by side in lanes: further engines on streams of
-// their own, each with a copy of the levels made on the device (from this engine's finest Galerkin
-// matrix, or from the case's meshes), each driven by a host thread. A solve of a mid-sized grid is
-// bound by the latency of its launches and host synchronisations, which the lanes overlap. The
-// lanes are made at the first batch after a setup (a values-only re-setup refreshes them in place),
-// and a batch falls back to one solve after another where they cannot be made (a Hierarchy's
-// levels, too little device memory).
+// Several right-hand sides in one call are solved in lanes: further engines that hold only the
+// outer iteration's vectors, each on a stream and a host thread of its own, whose V-cycles run
+// for all of them at once on this engine's hierarchy (SharedCycles, shared_cycles.cuh), every
+// level's matrix read once for all the right-hand sides. Each right-hand side keeps its own
+// steps, convergence and fallback, and its solution has the bits of its single solve. The lanes
+// are made at the first batch and kept; a batch runs one solve after another where it cannot
+// run in lanes (a Hierarchy's levels, a coarsest solve by PCG, too little device memory).
 #include "cuda_backend.cuh"
 #include "device_pointers.cuh"
 #include "resident_map.cuh"
+#include "shared_cycles.cuh"
 
 #include "../common/seconds_since.hpp"
 #include "../solver/engine.hpp"
@@ -20,9 +21,11 @@
 #include <algorithm>
 #include <chrono>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <type_traits>
 
 namespace adimg {
 
@@ -37,17 +40,18 @@ public:
 
     void setup(const Hierarchy& hierarchy) override {
         Engine<CudaBackend>::setup(hierarchy);
-        recipe_.reset();  // host levels: a lane would need them again, so batches run in order
-        lanes_ready_ = false;
+        batches_ = false;
+        lanes_current_ = 0;
     }
     void setup(const MeshHierarchy& meshes) override {
         Engine<CudaBackend>::setup(meshes);
-        recipe_.emplace(Recipe{{}, {}, meshes});
-        lanes_ready_ = false;
+        batches_ = true;
+        lanes_current_ = 0;
     }
     void setup(const GalerkinSource& source) override {
         Engine<CudaBackend>::setup(source);
-        remember_galerkin(source);
+        batches_ = true;
+        lanes_current_ = 0;
     }
     void setup_resident(const GalerkinSource& source, const double* finest) override {
         check_device_pointer(finest, "setup", "the matrix's bands");
@@ -60,65 +64,39 @@ public:
                 return M;
             },
             [&](DoubleMatrix& M) { be_.update_values(finest, shape.natural, M); });
-        remember_galerkin(source);
+        batches_ = true;
+        lanes_current_ = 0;
     }
 
     void set_rhs_map(const RightHandSideMap& map, std::size_t rows) override {
         rows_ = rows;
         map_.assign(map, rows, be_.stream());
+        lanes_current_ = 0;
     }
 
     std::vector<SolveReport> solve_resident(const double* b, double* x, int count, bool zero_guess, DeviceStream stream,
                                             const StepCallback& on_step) override {
         check_device_pointer(b, "solve_device", "b");
         check_device_pointer(x, "solve_device", "x");
-        const int lanes = count > 1 ? ready_lanes(std::min(count, max_lanes)) : 1;
-        if (lanes == 1) {
-            follow(stream);
-            return solve_in_order(b, x, 0, count, zero_guess, on_step);
-        }
-        // Every lane follows the caller's stream before any lane runs: the event goes on the
-        // caller's stream, which may be the legacy one, and an operation there while another
-        // lane records its cycle would break that recording.
-        for (int l = 0; l < lanes; ++l) (l == 0 ? *this : *lanes_[static_cast<std::size_t>(l - 1)]).follow(stream);
-        // Right-hand sides first .. first + share - 1 to each lane, this engine's on this thread.
-        std::vector<SolveReport> reports(static_cast<std::size_t>(count));
-        std::vector<std::exception_ptr> failures(static_cast<std::size_t>(lanes));
-        std::mutex step_mutex;
-        const StepCallback serialised = on_step ? StepCallback([&](const OuterStep& s) {
-            const std::lock_guard<std::mutex> lock(step_mutex);
-            on_step(s);
-        })
-                                                : StepCallback{};
-        auto run_lane = [&](int l) {
-            try {
-                CudaEngine& lane = l == 0 ? *this : *lanes_[static_cast<std::size_t>(l - 1)];
-                const int first = count * l / lanes, last = count * (l + 1) / lanes;
-                std::vector<SolveReport> part = lane.solve_in_order(b, x, first, last, zero_guess, serialised);
-                std::move(part.begin(), part.end(), reports.begin() + first);
-            } catch (...) {
-                failures[static_cast<std::size_t>(l)] = std::current_exception();
+        std::vector<SolveReport> reports;
+        with_precisions([&](auto& outer, const auto& A, auto& mg, bool may_fall_back) {
+            using Outer = typename std::decay_t<decltype(outer)>::value_type;
+            const int lanes = count > 1 && batches_ && mg.batches() ? ready_lanes<Outer>(std::min(count, max_lanes), A) : 1;
+            if (lanes == 1) {
+                follow(stream);
+                reports = solve_in_order(b, x, 0, count, zero_guess, on_step);
+            } else {
+                reports = solve_in_lanes<Outer>(A, mg, may_fall_back, lanes, b, x, count, zero_guess, stream, on_step);
             }
-        };
-        int device = 0;
-        ADIMG_CUDA_CHECK(cudaGetDevice(&device));
-        std::vector<std::thread> threads;
-        for (int l = 1; l < lanes; ++l)
-            threads.emplace_back([&, l] {
-                cudaSetDevice(device);
-                run_lane(l);
-            });
-        run_lane(0);
-        for (std::thread& t : threads) t.join();
-        for (const std::exception_ptr& failure : failures)
-            if (failure) std::rethrow_exception(failure);
+        });
         return reports;
     }
 
     /// Solves for right-hand sides first .. last - 1 (at b + c n, into x + c n) one after another on
-    /// this engine's stream, which follows the caller's already (follow()).
-    std::vector<SolveReport> solve_in_order(const double* b, double* x, int first, int last, bool zero_guess,
-                                            const StepCallback& on_step) {
+    /// this engine's stream, which follows the caller's already (follow()), by `solve(load,
+    /// finish)` (solve_with(), or a lane's solve with the shared cycles).
+    template <class Solve>
+    std::vector<SolveReport> solve_in_order(const double* b, double* x, int first, int last, bool zero_guess, Solve&& solve) {
         std::vector<SolveReport> reports;
         reports.reserve(static_cast<std::size_t>(last - first));
         for (int c = first; c < last; ++c) {
@@ -137,7 +115,7 @@ public:
             auto finish = [&](const auto& solution, Answer answer) {
                 if (answer == Answer::iterate) be_.copy_out(solution, xc);
             };
-            SolveReport report = solve_with(load, zero_guess, finish, on_step);
+            SolveReport report = solve(load, finish);
             map_.set_dirichlet_values(be_.launcher(), rhs, xc);
             map_.remove_mean(be_.launcher(), xc);
             ADIMG_CUDA_CHECK(cudaStreamSynchronize(be_.stream()));
@@ -146,6 +124,11 @@ public:
             reports.push_back(std::move(report));
         }
         return reports;
+    }
+    std::vector<SolveReport> solve_in_order(const double* b, double* x, int first, int last, bool zero_guess,
+                                            const StepCallback& on_step) {
+        return solve_in_order(b, x, first, last, zero_guess,
+                              [&](auto& load, auto& finish) { return solve_with(load, zero_guess, finish, on_step); });
     }
 
     void precondition_resident(const double* r, double* z, DeviceStream stream) override {
@@ -159,47 +142,115 @@ public:
     }
 
 private:
-    /// How the levels of the last setup were made, for the lanes: a user's matrix (the Galerkin
-    /// source, whose finest level a lane copies from this engine's on the device) or a case's meshes.
-    struct Recipe {
-        GalerkinSource source;    ///< source.finest points to `shape` (nullptr for meshes)
-        NineBands<double> shape;  ///< the finest grid and its natural edges, no values
-        MeshHierarchy meshes;
-    };
     static constexpr int max_lanes = 8;
 
-    void remember_galerkin(const GalerkinSource& source) {
-        recipe_.emplace();
-        recipe_->shape.mx = source.finest->mx;
-        recipe_->shape.my = source.finest->my;
-        recipe_->shape.natural = source.finest->natural;
-        recipe_->source = source;
-        recipe_->source.finest = &recipe_->shape;
-        lanes_ready_ = false;
-    }
-
-    /// `wanted` lanes (this engine and wanted - 1 more) set up with this engine's levels: made or
-    /// refreshed after a setup. Returns how many there are: 1 where lanes cannot be made.
-    int ready_lanes(int wanted) {
-        if (!recipe_) return 1;
-        if (lanes_ready_ && static_cast<int>(lanes_.size()) + 1 >= wanted) return wanted;
-        ADIMG_CUDA_CHECK(cudaStreamSynchronize(be_.stream()));  // the levels a lane copies are complete
+    /// `wanted` lanes, each with the outer vectors of precision Outer for A's grid and this
+    /// setup's map and fallback levels. Returns how many there are: 1 where they cannot be made
+    /// (too little device memory: then one solve after another).
+    template <class Outer>
+    int ready_lanes(int wanted, const DeviceBands<Outer>& A) {
         try {
-            while (static_cast<int>(lanes_.size()) + 1 < wanted) lanes_.push_back(std::make_unique<CudaEngine>(options_));
-            for (auto& lane : lanes_) {
-                if (recipe_->source.finest) {
-                    lane->setup_resident(recipe_->source, galerkin_.back().values.data());
-                } else {
-                    lane->setup(recipe_->meshes);
-                }
-                lane->set_rhs_map(map_.map(), rows_);
+            while (static_cast<int>(lanes_.size()) < wanted) lanes_.push_back(std::make_unique<CudaEngine>(options_));
+            for (int l = 0; l < wanted; ++l) {
+                CudaEngine& lane = *lanes_[static_cast<std::size_t>(l)];
+                lane.outer_vectors<Outer>(A.mx, A.my);
+                if (l < lanes_current_) continue;
+                lane.set_rhs_map(map_.map(), rows_);
+                lane.fallback_levels_ = fallback_levels_;  // a lane's double fallback builds its own levels from them
+                lane.mg_double_.reset();
             }
         } catch (const device_error&) {
-            lanes_.clear();  // too little device memory for the copies: one solve after another
+            lanes_.clear();
+            lanes_current_ = 0;
             return 1;
         }
-        lanes_ready_ = true;
+        lanes_current_ = std::max(lanes_current_, wanted);
         return wanted;
+    }
+
+    /// This lane's outer vectors in precision Outer for an mx x my grid, made at its first batch.
+    template <class Outer>
+    OuterVectors<Outer>& outer_vectors(int mx, int my) {
+        auto& v = [this]() -> std::optional<OuterVectors<Outer>>& {
+            if constexpr (std::is_same_v<Outer, double>)
+                return outer_double_;
+            else
+                return outer_float_;
+        }();
+        if (!v || v->b.size() != static_cast<std::size_t>(mx) * my) {
+            v.emplace(be_, mx, my, options_.precision == Precision::mixed && options_.full_multigrid);
+            if (options_.outer == OuterMethod::cg) v->krylov.ensure(be_, mx, my);  // here, where a lack of memory is caught
+        }
+        return *v;
+    }
+
+    /// `count` right-hand sides in `lanes` lanes, lane l solving its share one after another on a
+    /// thread and a stream of its own, and all of them sharing the cycles of mg, which run on this
+    /// engine's stream (SharedCycles). Falls back to one solve after another where the batch's
+    /// vectors do not fit the device.
+    template <class Outer, class Inner>
+    std::vector<SolveReport> solve_in_lanes(const DeviceBands<Outer>& A, Multigrid<CudaBackend, Inner>& mg, bool may_fall_back,
+                                            int lanes, const double* b, double* x, int count, bool zero_guess,
+                                            DeviceStream stream, const StepCallback& on_step) {
+        follow(stream);
+        std::optional<SharedCycles<Inner>> shared;
+        try {
+            shared.emplace(be_, mg, lanes);
+        } catch (const device_error&) {
+            return solve_in_order(b, x, 0, count, zero_guess, on_step);
+        }
+        for (int l = 0; l < lanes; ++l) lanes_[static_cast<std::size_t>(l)]->follow(stream);
+        using Column = typename SharedCycles<Inner>::Column;
+        std::vector<std::unique_ptr<Column>> columns;
+        for (int l = 0; l < lanes; ++l) columns.push_back(std::make_unique<Column>(*shared, l, lanes_[static_cast<std::size_t>(l)]->be_));
+
+        std::vector<SolveReport> reports(static_cast<std::size_t>(count));
+        std::vector<std::exception_ptr> failures(static_cast<std::size_t>(lanes));
+        std::mutex step_mutex;
+        const StepCallback serialised = on_step ? StepCallback([&](const OuterStep& s) {
+            const std::lock_guard<std::mutex> lock(step_mutex);
+            on_step(s);
+        })
+                                                : StepCallback{};
+        // Lane l: right-hand sides count l / lanes .. count (l + 1) / lanes - 1. Its column leaves
+        // the batch when it is done, however it ends, so that the others do not wait for it.
+        auto run_lane = [&](int l) {
+            const auto at = static_cast<std::size_t>(l);
+            try {
+                CudaEngine& lane = *lanes_[at];
+                OuterVectors<Outer>& outer = lane.outer_vectors<Outer>(A.mx, A.my);
+                const int first = count * l / lanes, last = count * (l + 1) / lanes;
+                std::vector<SolveReport> part =
+                    lane.solve_in_order(b, x, first, last, zero_guess, [&](auto& load, auto& finish) {
+                        SolveReport report;
+                        lane.run(outer, A, *columns[at], load, zero_guess, finish, serialised, report, may_fall_back);
+                        return report;
+                    });
+                std::move(part.begin(), part.end(), reports.begin() + first);
+            } catch (...) {
+                failures[at] = std::current_exception();
+            }
+            columns[at].reset();
+        };
+        int device = 0;
+        ADIMG_CUDA_CHECK(cudaGetDevice(&device));
+        std::vector<std::thread> threads;
+        for (int l = 1; l < lanes; ++l) {
+            try {
+                threads.emplace_back([&, l] {
+                    cudaSetDevice(device);
+                    run_lane(l);
+                });
+            } catch (...) {
+                failures[static_cast<std::size_t>(l)] = std::current_exception();
+                columns[static_cast<std::size_t>(l)].reset();
+            }
+        }
+        run_lane(0);
+        for (std::thread& t : threads) t.join();
+        for (const std::exception_ptr& failure : failures)
+            if (failure) std::rethrow_exception(failure);
+        return reports;
     }
 
     /// The solver's stream waits for the work enqueued on the caller's so far (b and x written).
@@ -211,9 +262,11 @@ private:
     ResidentMap map_;  ///< also what the lanes take their map from
     std::size_t rows_ = 0;
     cudaEvent_t caller_ready_ = nullptr;
-    std::optional<Recipe> recipe_;
+    /// Whether a batch may run in lanes: not for a Hierarchy's levels, whose fallback a lane would
+    /// need a copy of.
+    bool batches_ = false;
     std::vector<std::unique_ptr<CudaEngine>> lanes_;
-    bool lanes_ready_ = false;  ///< the lanes hold the levels of the last setup
+    int lanes_current_ = 0;  ///< lanes 0 .. lanes_current_ - 1 hold the map and fallback levels of the last setup
 };
 
 }  // namespace

@@ -265,7 +265,7 @@ public:
     void gauss_seidel_colour(const matrix<T>& A, const vector<T>& b, vector<T>& x, int first_row, int ci, int cj) {
         const int local_cj = (cj + first_row + 1) & 1;  // storage row r is grid row first_row + r - 1
         launch("gauss_seidel_colour kernel", kernels::gauss_seidel_colour<T>, tiles((A.mx + 1) / 2, (A.my + 1) / 2),
-               dim3(kernels::tile_x, kernels::tile_y), 0, A.view(), b.data(), x.data(), ci, local_cj);
+               dim3(kernels::tile_x, kernels::tile_y), 0, A.view(), b.data(), x.data(), ci, local_cj, 1);
     }
     template <class T>
     void restrict_rows(const vector<T>& fine, int mx_fine, int my_fine, int fine_first, const vector<T>& tx,

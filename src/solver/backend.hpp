@@ -69,6 +69,14 @@
 //   xpay_ratio(x, num, num_minus, den, y)  y = x + ((num - num_minus) / den) y
 //   (a zero den gives a zero ratio: CG that has solved its system exactly takes no step)
 //
+// Several right-hand sides side by side (optional: the CUDA backend has it, Multigrid::batch()
+// needs it)
+//   make_vectors<T>(mx, my, k)  k vectors of the grid in one, column c at c mx my; the stencil
+//                              operations, the grid transfers and direct_solve apply to each column
+//                              of such vectors (their sizes say how many), reading the matrix once
+//                              for all, and give each column the bits it would get alone; fill and
+//                              copy treat them as one long vector
+//
 // Replay
 //   replay(recording, body)    runs body(), which enqueues operations and never waits for the
 //                              host; a backend may record it on a later call and replay the

@@ -46,6 +46,9 @@ public:
         factor_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
     double factor_seconds() const { return factor_seconds_; }
+    /// Whether the solve is the direct one, which takes several right-hand sides side by side
+    /// (PCG's scalars are one vector's).
+    bool direct() const { return direct_.has_value(); }
 
     /// x = A^-1 b; with PCG, approximately, starting from zero if `from_zero`, else improving x.
     void solve(const Matrix& A, const Vector& b, Vector& x, bool from_zero) {

@@ -246,19 +246,22 @@ protected:
     template <class Load, class Finish>
     SolveReport solve_with(Load&& load, bool zero_guess, Finish&& finish, const StepCallback& on_step) {
         SolveReport report;
-        switch (options_.precision) {
-        case Precision::double_:
-            run(*outer_double_, mg_double_->finest_matrix(), *mg_double_, load, zero_guess, finish, on_step, report, false);
-            break;
-        case Precision::single:
-            run(*outer_float_, mg_float_->finest_matrix(), *mg_float_, load, zero_guess, finish, on_step, report, false);
-            break;
-        case Precision::mixed:
-            run(*outer_double_, *finest_double_, *mg_float_, load, zero_guess, finish, on_step, report,
-                options_.fallback_to_double);
-            break;
-        }
+        with_precisions([&](auto& outer, const auto& A, auto& mg, bool may_fall_back) {
+            run(outer, A, mg, load, zero_guess, finish, on_step, report, may_fall_back);
+        });
         return report;
+    }
+
+    /// f(outer vectors, outer matrix, inner multigrid, may fall back) as the precisions of the
+    /// options take them: double, float, or the double outer loop around float cycles with the
+    /// fallback to double ones.
+    template <class F>
+    void with_precisions(F&& f) {
+        switch (options_.precision) {
+        case Precision::double_: f(*outer_double_, mg_double_->finest_matrix(), *mg_double_, false); break;
+        case Precision::single: f(*outer_float_, mg_float_->finest_matrix(), *mg_float_, false); break;
+        case Precision::mixed: f(*outer_double_, *finest_double_, *mg_float_, options_.fallback_to_double); break;
+        }
     }
 
     /// Drops the Galerkin levels of a user's matrix, and the levels made from them.
@@ -398,7 +401,8 @@ protected:
                                 engine->mg_double_.emplace(engine->be_, levels, engine->options_);
                         },
                         engine->fallback_levels_);
-                InnerMultigrid<Backend, double, double> exact(engine->be_, *engine->mg_double_, engine->options_);
+                InnerMultigrid<Backend, double, Multigrid<Backend, double>> exact(engine->be_, *engine->mg_double_,
+                                                                                  engine->options_);
                 return exact.correct(d, norm, step, apply);
             } else {
                 return false;
@@ -435,15 +439,16 @@ protected:
         }
     };
 
-    template <class Outer, class Inner, class Load, class Finish>
-    void run(OuterVectors<Outer>& v, const typename Backend::template matrix<Outer>& A, Multigrid<Backend, Inner>& mg,
-             Load&& load, bool zero_guess, Finish&& finish, const StepCallback& on_step, SolveReport& report,
-             bool may_fall_back) {
+    /// The solve of solve_with() on the outer vectors v and matrix A, with the inner cycles of
+    /// `mg`: a Multigrid, or one right-hand side of a batch (InnerMultigrid).
+    template <class Outer, class Cycles, class Load, class Finish>
+    void run(OuterVectors<Outer>& v, const typename Backend::template matrix<Outer>& A, Cycles& mg, Load&& load,
+             bool zero_guess, Finish&& finish, const StepCallback& on_step, SolveReport& report, bool may_fall_back) {
         using clock = std::chrono::steady_clock;
         const auto start = clock::now();
         load(v);
         report.upload_seconds = std::chrono::duration<double>(clock::now() - start).count();
-        InnerMultigrid<Backend, Outer, Inner> inner(be_, mg, options_, v.finish(A));
+        InnerMultigrid<Backend, Outer, Cycles> inner(be_, mg, options_, v.finish(A));
         auto inner_step = [&](auto&&... args) { return inner.correct(std::forward<decltype(args)>(args)...); };
         DoubleInner<Outer> fallback{this, may_fall_back};
         const Answer answer = outer_solve<Backend, Outer>(be_, A, v.b, v.x, v.x_next, v.d, zero_guess, inner_step,

@@ -11,6 +11,7 @@
 #include "coarse_solve.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -38,14 +39,31 @@ void upload_if_changed(Backend& be, const std::vector<double>& host, std::vector
 
 /// The level hierarchy in the backend's memory, in precision T, and the V-cycle on it.
 ///
-/// Each level holds its matrix, its split positions toward the next finer level, and the vectors
-/// x (iterate), b (right-hand side), d (defect) and work (what the smoothers that write out of
-/// place may use). The finest level's b and x are the cycle's input and output.
+/// Each level holds its matrix and its split positions toward the next finer level. The cycles
+/// work on a Workspace: per level the vectors x (iterate), b (right-hand side), d (defect) and
+/// work (what the smoothers that write out of place may use); the finest level's b and x are the
+/// cycle's input and output. The hierarchy has a workspace of one right-hand side, which the
+/// calls without one use, and on a backend with make_vectors() (the CUDA one) may make one of
+/// several right-hand sides side by side: the same cycle then runs for all of them in the same
+/// launches, each level's matrix read once for all (a batch of solves, src/cuda/shared_cycles.cuh).
 template <class Backend, class T>
 class Multigrid {
 public:
     using Vector = typename Backend::template vector<T>;
     using Matrix = typename Backend::template matrix<T>;
+    using value_type = T;
+
+    /// A level's vectors, each `columns` vectors of its grid side by side.
+    struct LevelVectors {
+        Vector x, b, d, work;
+    };
+    /// The vectors of every level (coarsest first) for `columns` right-hand sides, and the
+    /// recordings of the cycles on them (one set per workspace: a recording keeps its buffers).
+    struct Workspace {
+        int columns = 1;
+        std::vector<LevelVectors> levels;
+        typename Backend::Recording cycle, full, below_finest;
+    };
 
     /// The levels of `levels`, a Hierarchy (host matrices, copied to the backend) or a
     /// MeshHierarchy (meshes, assembled by the backend where it runs).
@@ -57,10 +75,9 @@ public:
         for (const auto& source : levels.levels) {
             const auto [mx, my] = grid_of(source);
             levels_.push_back(Level{source.level, mx, my, be_.template make_matrix<T>(matrix_source(source)),
-                                    upload(source.split_x), upload(source.split_y), source.split_x, source.split_y,
-                                    be_.template make_vector<T>(mx, my), be_.template make_vector<T>(mx, my),
-                                    be_.template make_vector<T>(mx, my), be_.template make_vector<T>(mx, my)});
+                                    upload(source.split_x), upload(source.split_y), source.split_x, source.split_y});
         }
+        add_vectors(one_, [&](int mx, int my) { return be_.template make_vector<T>(mx, my); });
     }
 
     /// New matrix values for the same grids (levels of the same shape), into the existing
@@ -91,45 +108,76 @@ public:
     /// Seconds the last setup or update spent on the coarse solve's factor.
     double coarse_factor_seconds() const { return coarse_.factor_seconds(); }
 
-    Vector& rhs() { return levels_.back().b; }
-    Vector& solution() { return levels_.back().x; }
     const Matrix& finest_matrix() const { return levels_.back().A; }
+
+    /// Whether batch() may be used: the coarsest solve takes several right-hand sides (it is the
+    /// direct one).
+    bool batches() const { return coarse_.direct(); }
+    /// The workspace of one right-hand side, which the calls without a workspace use.
+    Workspace& one() { return one_; }
+    /// A workspace of `columns` right-hand sides (Backend::make_vectors()), made at the first call
+    /// for that many and kept until a call asks for another count.
+    Workspace& batch(int columns) {
+        if (!batch_ || batch_->columns != columns) {
+            batch_.reset();
+            auto made = std::make_unique<Workspace>();
+            made->columns = columns;
+            add_vectors(*made, [&](int mx, int my) { return be_.template make_vectors<T>(mx, my, columns); });
+            batch_ = std::move(made);
+        }
+        return *batch_;
+    }
+
+    Vector& rhs(Workspace& w) { return w.levels.back().b; }
+    Vector& solution(Workspace& w) { return w.levels.back().x; }
+    /// The finest level's d, where defect() leaves b - A x.
+    Vector& defect_vector(Workspace& w) { return w.levels.back().d; }
+    Vector& rhs() { return rhs(one_); }
+    Vector& solution() { return solution(one_); }
 
     /// One V-cycle on the finest level: x <- x + MG (b - A x). Nothing in it waits for the host
     /// and it uses the same buffers every time, so a backend may record it once and replay it
     /// (the CUDA backend as a graph).
-    void cycle() {
-        be_.replay(recording_, [this] { v_cycle(levels_.size() - 1); });
+    void cycle(Workspace& w) {
+        be_.replay(w.cycle, [this, &w] { v_cycle(w, levels_.size() - 1); });
     }
+    void cycle() { cycle(one_); }
 
     /// Full multigrid on the finest level from x = 0: b restricted to every level, solved on the
     /// coarsest, and on each finer level the solution of the level below, prolongated, improved by
     /// one V-cycle (the last of them the finest level's). It may replace a solve's first V-cycle
     /// (SolverOptions::full_multigrid); replayed like cycle().
-    void full_cycle() {
-        be_.replay(full_recording_, [this] { one_full_cycle(true); });
+    void full_cycle(Workspace& w) {
+        be_.replay(w.full, [this, &w] { one_full_cycle(w, true); });
     }
+    void full_cycle() { full_cycle(one_); }
     /// Full multigrid up to the level below the finest, whose solution is prolongated into the
     /// finest level's x without a V-cycle there: x = P x_coarse (with one level, x is the
     /// coarsest solve). A mixed solve ends full multigrid with that V-cycle in the outer
     /// precision (refinement.hpp, InnerMultigrid).
-    void full_cycle_below_finest() {
-        be_.replay(below_finest_recording_, [this] { one_full_cycle(false); });
+    void full_cycle_below_finest(Workspace& w) {
+        be_.replay(w.below_finest, [this, &w] { one_full_cycle(w, false); });
     }
+    void full_cycle_below_finest() { full_cycle_below_finest(one_); }
 
+    /// d = b - A x on the finest level (defect_vector()).
+    void defect(Workspace& w) {
+        LevelVectors& f = w.levels.back();
+        be_.defect(levels_.back().A, f.b, f.x, f.d);
+    }
     /// ||b - A x|| on the finest level, leaving the defect in d.
     double defect_norm() {
-        Level& f = levels_.back();
-        be_.defect(f.A, f.b, f.x, f.d);
-        return be_.norm2(f.d);
+        defect(one_);
+        return be_.norm2(defect_vector(one_));
     }
 
     std::vector<LevelInfo> info() const {
         std::vector<LevelInfo> out;
+        const long long columns = 1 + (batch_ ? batch_->columns : 0);
         for (const Level& l : levels_) {
             const long long n = static_cast<long long>(l.mx) * l.my;
             out.push_back({l.level, l.mx, l.my,
-                           static_cast<long long>(Backend::bytes(l.A)) + 4 * n * static_cast<long long>(sizeof(T))});
+                           static_cast<long long>(Backend::bytes(l.A)) + 4 * columns * n * static_cast<long long>(sizeof(T))});
         }
         out.front().bytes += coarse_.bytes();
         return out;
@@ -138,39 +186,33 @@ public:
 private:
     /// One V-cycle on level `top` and below: x <- x + MG (b - A x) there, the levels below start
     /// from zero.
-    void v_cycle(std::size_t top) {
+    void v_cycle(Workspace& w, std::size_t top) {
         for (std::size_t l = top; l > 0; --l) {
             Level& level = levels_[l];
-            if (l != top) be_.fill(level.x, T(0));
-            smooth(level, options_.pre_smooth, Phase::pre);
-            Level& coarse = levels_[l - 1];
-            be_.restrict_defect(level.A, level.b, level.x, level.d, coarse.split_x, coarse.split_y, coarse.b);
+            LevelVectors& v = w.levels[l];
+            if (l != top) be_.fill(v.x, T(0));
+            smooth(level, v, options_.pre_smooth, Phase::pre);
+            const Level& coarse = levels_[l - 1];
+            be_.restrict_defect(level.A, v.b, v.x, v.d, coarse.split_x, coarse.split_y, w.levels[l - 1].b);
         }
-        Level& coarsest = levels_.front();
-        coarse_.solve(coarsest.A, coarsest.b, coarsest.x, top != 0);
+        LevelVectors& coarsest = w.levels.front();
+        coarse_.solve(levels_.front().A, coarsest.b, coarsest.x, top != 0);
         for (std::size_t l = 1; l <= top; ++l) {
-            Level& level = levels_[l];
-            prolong_add(levels_[l - 1], level);
-            smooth(level, options_.post_smooth, Phase::post);
+            prolong_add(w, l);
+            smooth(levels_[l], w.levels[l], options_.post_smooth, Phase::post);
         }
     }
 
     /// Full multigrid from x = 0; `finest_cycle` false leaves out the finest level's V-cycle.
-    void one_full_cycle(bool finest_cycle) {
+    void one_full_cycle(Workspace& w, bool finest_cycle) {
         const std::size_t finest = levels_.size() - 1;
-        for (std::size_t l = finest; l > 0; --l) {
-            const Level& level = levels_[l];
-            Level& coarse = levels_[l - 1];
-            restrict_to(level, coarse);
-        }
-        Level& coarsest = levels_.front();
-        coarse_.solve(coarsest.A, coarsest.b, coarsest.x, true);
+        for (std::size_t l = finest; l > 0; --l) restrict_to(w, l);
+        LevelVectors& coarsest = w.levels.front();
+        coarse_.solve(levels_.front().A, coarsest.b, coarsest.x, true);
         for (std::size_t l = 1; l <= finest; ++l) {
-            Level& level = levels_[l];
-            const Level& coarse = levels_[l - 1];
-            be_.fill(level.x, T(0));
-            prolong_add(coarse, level);
-            if (l < finest || finest_cycle) v_cycle(l);
+            be_.fill(w.levels[l].x, T(0));
+            prolong_add(w, l);
+            if (l < finest || finest_cycle) v_cycle(w, l);
         }
     }
 
@@ -179,16 +221,26 @@ private:
         Matrix A;
         Vector split_x, split_y;
         std::vector<double> split_x_host, split_y_host;  ///< what split_x and split_y hold
-        Vector x, b, d, work;
     };
 
-    /// fine.x += P coarse.x, and coarse.b = R fine.b (full multigrid), with the natural edges of
-    /// the fine level's matrix (the coarse level has the same).
-    void prolong_add(const Level& coarse, Level& fine) {
-        be_.prolong_add(coarse.x, coarse.split_x, coarse.split_y, fine.x, fine.mx, fine.my, fine.A.natural);
+    /// Every level's four vectors into w, each from make(mx, my).
+    template <class Make>
+    void add_vectors(Workspace& w, Make&& make) {
+        for (const Level& l : levels_) w.levels.push_back(LevelVectors{make(l.mx, l.my), make(l.mx, l.my), make(l.mx, l.my), make(l.mx, l.my)});
     }
-    void restrict_to(const Level& fine, Level& coarse) {
-        be_.restrict_to(fine.b, fine.mx, fine.my, coarse.split_x, coarse.split_y, coarse.b, fine.A.natural);
+
+    /// Level l's x += P (level l - 1's x), and level l - 1's b = R (level l's b) (full
+    /// multigrid), with the natural edges of the fine level's matrix (the coarse level has the
+    /// same).
+    void prolong_add(Workspace& w, std::size_t l) {
+        const Level& coarse = levels_[l - 1];
+        const Level& fine = levels_[l];
+        be_.prolong_add(w.levels[l - 1].x, coarse.split_x, coarse.split_y, w.levels[l].x, fine.mx, fine.my, fine.A.natural);
+    }
+    void restrict_to(Workspace& w, std::size_t l) {
+        const Level& coarse = levels_[l - 1];
+        const Level& fine = levels_[l];
+        be_.restrict_to(w.levels[l].b, fine.mx, fine.my, coarse.split_x, coarse.split_y, w.levels[l - 1].b, fine.A.natural);
     }
 
     Vector upload(const std::vector<double>& host) {
@@ -208,23 +260,23 @@ private:
     /// pre-smoothing the same sequence backwards (ending with x-lines; colours in reverse). Jacobi
     /// steps are their own adjoints. (Ending the cycle with y-lines matters on A5: the other way
     /// round, mixed digits:2 needs 17 cycles at L=9 instead of 15.)
-    void smooth(Level& level, int steps, Phase phase) {
+    void smooth(const Level& level, LevelVectors& v, int steps, Phase phase) {
         if (steps == 0) return;
         const bool reverse = phase == Phase::pre;
         switch (options_.smoother) {
         case Smoother::jacobi:
-            be_.jacobi_steps(level.A, level.b, level.x, level.work, T(options_.omega), steps);
+            be_.jacobi_steps(level.A, v.b, v.x, v.work, T(options_.omega), steps);
             break;
         case Smoother::gauss_seidel:
             for (int s = 0; s < steps; ++s)
-                be_.gauss_seidel(level.A, level.b, level.x, reverse ? SweepOrder::backward : SweepOrder::forward);
+                be_.gauss_seidel(level.A, v.b, v.x, reverse ? SweepOrder::backward : SweepOrder::forward);
             break;
         case Smoother::adi:
             in_place_passes(
-                level.x, level.work, steps,
+                v.x, v.work, steps,
                 [&](int s, const Vector& from, Vector& to) {
                     const int in_sequence = reverse ? steps - 1 - s : s;
-                    be_.line_relax(level.A, level.b, from, to, in_sequence % 2 == 0 ? Direction::x : Direction::y,
+                    be_.line_relax(level.A, v.b, from, to, in_sequence % 2 == 0 ? Direction::x : Direction::y,
                                    T(options_.line_omega));
                 },
                 [&](const Vector& from, Vector& to) { be_.copy(from, to); });
@@ -236,9 +288,8 @@ private:
     SolverOptions options_;
     std::vector<Level> levels_;
     CoarseSolve<Backend, T> coarse_;
-    typename Backend::Recording recording_;       ///< the V-cycle as the backend replays it
-    typename Backend::Recording full_recording_;  ///< the full multigrid cycle
-    typename Backend::Recording below_finest_recording_;  ///< full multigrid below the finest level
+    Workspace one_;                      ///< one right-hand side
+    std::unique_ptr<Workspace> batch_;  ///< several, once batch() made them
 
 public:
     Multigrid(const Multigrid&) = delete;

@@ -39,11 +39,15 @@ struct OuterFinish {
 /// solution becomes the start s in the outer precision, and the finest level's V-cycle corrects
 /// s from its defect d - A s computed in that precision, as many cycles as the inner rule asks.
 /// The correction handed over is s plus what those cycles add.
-template <class Backend, class Outer, class Inner>
+///
+/// `Cycles` is the Multigrid (its workspace of one right-hand side), or one right-hand side of
+/// a batch whose cycles run for all of them at once (src/cuda/shared_cycles.cuh): whatever has
+/// rhs(), solution(), cycle(), full_cycle(), full_cycle_below_finest() and defect_norm().
+template <class Backend, class Outer, class Cycles>
 class InnerMultigrid {
 public:
-    InnerMultigrid(Backend& backend, Multigrid<Backend, Inner>& mg, const SolverOptions& options,
-                   OuterFinish<Backend, Outer> finish = {})
+    using Inner = typename Cycles::value_type;
+    InnerMultigrid(Backend& backend, Cycles& mg, const SolverOptions& options, OuterFinish<Backend, Outer> finish = {})
         : be_(backend), mg_(mg), options_(options), finish_(finish) {}
 
     /// Returns false if the inner defects or the applied correction are not finite.
@@ -121,7 +125,7 @@ private:
     }
 
     Backend& be_;
-    Multigrid<Backend, Inner>& mg_;
+    Cycles& mg_;
     const SolverOptions& options_;
     OuterFinish<Backend, Outer> finish_;
 };

@@ -5,6 +5,7 @@
 #include "../../src/cpu/cpu_backend.hpp"
 #include "../../bench/batch_solve.cuh"
 #include "../../src/cuda/cuda_backend.cuh"
+#include "../random_bands.hpp"
 #include "../thomas.hpp"
 
 #include <adimg/error.hpp>
@@ -34,25 +35,7 @@ CudaBackend& gpu() {
     return backend;
 }
 
-/// A random nine-band matrix: off-diagonal entries in [-1, 0) (zero outside the grid), the
-/// diagonal dominant, like the M-matrices of the built-in cases.
-NineBands<double> random_bands(int mx, int my, std::mt19937& rng) {
-    std::uniform_real_distribution<double> u(0.0, 1.0);
-    NineBands<double> A(mx, my);
-    for (int j = 0; j < my; ++j)
-        for (int i = 0; i < mx; ++i) {
-            const std::size_t p = static_cast<std::size_t>(j) * mx + i;
-            double sum = 0.0;
-            for (int k = 0; k < 9; ++k) {
-                const int ii = i + band_dx(k), jj = j + band_dy(k);
-                if (k == C || ii < 0 || jj < 0 || ii >= mx || jj >= my) continue;
-                A(k, p) = -u(rng);
-                sum -= A(k, p);
-            }
-            A(C, p) = sum + 0.5 + u(rng);
-        }
-    return A;
-}
+using adimg_test::random_bands;
 
 /// The CPU backend's vectors, which the tests compare the device's against.
 template <class T>

@@ -282,32 +282,126 @@ TEST_CASE("Device memory: on a grid of more rows than the checks' blocks, the fi
     same_message(bad);
 }
 
-TEST_CASE("Device memory: several right-hand sides in one call equal single solves", "[gpu][device][batch]") {
+TEST_CASE("Device memory: several right-hand sides in one call equal single solves, bit for bit, in every precision, "
+          "outer method and smoother",
+          "[gpu][device][batch]") {
+    // The batch's cycles run for all right-hand sides at once (SharedCycles); each keeps its own
+    // outer iteration. Eleven right-hand sides: more than the eight lanes, so that lanes solve
+    // two one after another (the second's full multigrid meets the others' plain cycles); one of
+    // them zero (its lane leaves at once), one the others' load scaled by 1e-3 plus a wiggle.
     const CaseSpec spec = builtin_case("A2");
     const TensorMesh mesh = spec.mesh(8);
     const NineBands<double> bands = assemble_stiffness(mesh);
     DeviceCopy d_bands(bands.values);
     const DeviceGridMatrix A(Grid::from_mesh(mesh), d_bands.data());
-    Solver solver(on_gpu());
-    solver.setup(A);
     const std::size_t n = bands.rows();
-    constexpr int count = 3;
+    constexpr int count = 11;
     std::vector<double> b(count * n, 0.0);
     const std::vector<double> load = assemble_load(mesh, {spec.x.length, spec.y.length});
-    for (int c = 0; c < count; ++c)
-        for (std::size_t p = 0; p < n; ++p) b[c * n + p] = load[p] * (1.0 + c) + (c == 2 ? 1e-3 * std::sin(0.01 * p) * load[p] : 0.0);
-    DeviceCopy d_b(b), d_x(std::vector<double>(count * n, 0.0));
-    const std::vector<SolveReport> reports = solver.solve_device_batch(d_b.data(), d_x.data(), count, InitialGuess::zero);
-    REQUIRE(reports.size() == count);
-    const std::vector<double> batch = d_x.host();
     for (int c = 0; c < count; ++c) {
-        INFO("right-hand side " << c);
-        REQUIRE(reports[c].ok());
-        DeviceCopy single_b(std::vector<double>(b.begin() + c * n, b.begin() + (c + 1) * n)), single_x{std::vector<double>(n)};
-        REQUIRE(solver.solve_device(single_b.data(), single_x.data(), InitialGuess::zero).ok());
-        CHECK(std::vector<double>(batch.begin() + c * n, batch.begin() + (c + 1) * n) == single_x.host());
+        if (c == 4) continue;  // zero
+        const double scale = c == 7 ? 1e-3 : 1.0 + c;
+        for (std::size_t p = 0; p < n; ++p) b[c * n + p] = scale * load[p] * (1.0 + (c % 3 == 2 ? 1e-2 * std::sin(0.01 * p * c) : 0.0));
     }
-    CHECK(solver.solve_count() == count + count);
+    // A point smoother does not converge on A2 (anisotropic): the batch must then fail as the
+    // single solves fail, with the same answer (mixed precision: after the fallback to double
+    // cycles, which a lane builds for itself).
+    struct Setting {
+        const char* name;
+        SolverOptions options;
+        bool converges;
+    };
+    std::vector<Setting> settings;
+    auto add = [&](const char* name, auto change, bool converges = true) {
+        SolverOptions o = on_gpu();
+        change(o);
+        settings.push_back({name, o, converges});
+    };
+    add("the defaults (mixed, flexible CG, ADI, full multigrid)", [](SolverOptions&) {});
+    add("refinement, inner digits:2 (the inner defect norms)", [](SolverOptions& o) {
+        o.outer = OuterMethod::refinement;
+        o.inner = parse_inner_stop("digits:2");
+    });
+    add("double", [](SolverOptions& o) { o.precision = Precision::double_; });
+    add("single, 5 digits (float's reach)", [](SolverOptions& o) {
+        o.precision = Precision::single;
+        o.outer = OuterMethod::refinement;
+        o.digits = 5;
+    });
+    add(
+        "Jacobi, refinement", [](SolverOptions& o) {
+            o.smoother = Smoother::jacobi;
+            o.outer = OuterMethod::refinement;
+            o.max_iterations = 40;
+        },
+        false);
+    add(
+        "Gauss-Seidel, no full multigrid", [](SolverOptions& o) {
+            o.smoother = Smoother::gauss_seidel;
+            o.full_multigrid = false;
+            o.max_iterations = 40;
+        },
+        false);
+    for (const Setting& setting : settings) {
+        INFO(setting.name);
+        Solver solver(setting.options);
+        solver.setup(A);
+        DeviceCopy d_b(b), d_x(std::vector<double>(count * n, 0.0));
+        const std::vector<SolveReport> reports = solver.solve_device_batch(d_b.data(), d_x.data(), count, InitialGuess::zero);
+        REQUIRE(reports.size() == count);
+        const std::vector<double> batch = d_x.host();
+        for (int c = 0; c < count; ++c) {
+            INFO("right-hand side " << c << ": " << reports[c].message);
+            if (setting.converges || c == 4) REQUIRE(reports[c].ok());
+            DeviceCopy single_b(std::vector<double>(b.begin() + c * n, b.begin() + (c + 1) * n)), single_x{std::vector<double>(n)};
+            const SolveReport single = solver.solve_device(single_b.data(), single_x.data(), InitialGuess::zero);
+            CHECK(reports[c].status == single.status);
+            CHECK(reports[c].message == single.message);
+            CHECK(reports[c].fell_back_to_double == single.fell_back_to_double);
+            CHECK(reports[c].outer_iterations == single.outer_iterations);
+            CHECK(reports[c].final_defect == single.final_defect);
+            CHECK((std::vector<double>(batch.begin() + c * n, batch.begin() + (c + 1) * n) == single_x.host()));
+        }
+        CHECK(solver.solve_count() == count + count);
+        CHECK(solver.allocation_count() == 1);
+    }
+}
+
+TEST_CASE("Device memory: a batch from given guesses equals single solves from them, and a second batch after a "
+          "values-only re-setup solves the new matrix",
+          "[gpu][device][batch]") {
+    const TensorMesh mesh = builtin_case("A5").mesh(8);
+    NineBands<double> bands = assemble_stiffness(mesh);
+    DeviceCopy d_bands(bands.values);
+    DeviceGridMatrix A(Grid::from_mesh(mesh), d_bands.data());
+    const std::size_t n = bands.rows();
+    constexpr int count = 4;
+    const std::vector<double> load = assemble_load(mesh, {1.0, 1.0});
+    std::vector<double> b(count * n), guess(count * n);
+    for (int c = 0; c < count; ++c)
+        for (std::size_t p = 0; p < n; ++p) {
+            b[c * n + p] = load[p] * (1.0 + 0.5 * c);
+            guess[c * n + p] = c == 1 ? 0.0 : 1e-3 * std::cos(0.003 * p * (c + 1));
+        }
+    for (double& v : bands.values) v *= 2.0;
+    DeviceCopy doubled(bands.values);
+    Solver solver(on_gpu());
+    for (int round = 0; round < 2; ++round) {
+        INFO((round == 0 ? "first setup" : "after a values-only re-setup (2 A)"));
+        if (round == 1) A.assign(doubled.data());
+        solver.setup(A);
+        DeviceCopy d_b(b), d_x(guess);
+        const std::vector<SolveReport> reports = solver.solve_device_batch(d_b.data(), d_x.data(), count, InitialGuess::given);
+        const std::vector<double> batch = d_x.host();
+        for (int c = 0; c < count; ++c) {
+            INFO("right-hand side " << c);
+            REQUIRE(reports[c].ok());
+            DeviceCopy single_b(std::vector<double>(b.begin() + c * n, b.begin() + (c + 1) * n));
+            DeviceCopy single_x(std::vector<double>(guess.begin() + c * n, guess.begin() + (c + 1) * n));
+            REQUIRE(solver.solve_device(single_b.data(), single_x.data(), InitialGuess::given).ok());
+            CHECK((std::vector<double>(batch.begin() + c * n, batch.begin() + (c + 1) * n) == single_x.host()));
+        }
+    }
     CHECK(solver.allocation_count() == 1);
 }
 

@@ -20,6 +20,24 @@ __device__ __forceinline__ void follow_previous_kernel() {
 #endif
 }
 
+/// Several right-hand sides ("columns", vectors of one grid side by side, column c at c n) in one
+/// launch: the blocks of a kernel that reads the matrix come `columns` times, block x of column c
+/// launched as block x columns + c, so that the blocks that read the same rows of the matrix run
+/// at the same time and all but the first find those rows in L2. With one column this is
+/// blockIdx.x.
+struct ColumnBlock {
+    int x;       ///< the block's index among its column's blocks
+    int column;  ///< which right-hand side
+};
+__device__ __forceinline__ ColumnBlock column_block(int columns) {
+    return {static_cast<int>(blockIdx.x) / columns, static_cast<int>(blockIdx.x) % columns};
+}
+/// Moves each vector pointer `offset` values on: to its column's vector.
+template <class... P>
+__device__ __forceinline__ void to_column(std::size_t offset, P&... vectors) {
+    ((vectors += offset), ...);
+}
+
 /// The sum of `value` over the block's `threads` threads (a power of two), in a fixed order, so
 /// that a reduction gives the same bits from run to run; valid in thread 0. `sums` is shared
 /// memory of `threads` doubles.

@@ -83,6 +83,11 @@ struct LineSweep {
         const std::size_t p = node(line, r);
         x_out[p] = relax(x_in[p], x, omega);
     }
+    /// The sweep of right-hand side `column` (column_block()): its b, x_in and x_out.
+    __device__ LineSweep of_column(int column) const {
+        const std::size_t offset = column * static_cast<std::size_t>(A.mx) * A.my;
+        return {A, b + offset, x_in + offset, x_out + offset, direction, omega};
+    }
 };
 
 /// The ADI half-step for `Lines` adjacent lines per block: the lines' equations are formed from
@@ -96,12 +101,13 @@ constexpr int max_line_threads = 512;
 template <class T, CrStaging S, int Lines>
 __global__ void __launch_bounds__(max_line_threads)
     line_relax(BandsView<T> A, const T* __restrict__ b, const T* __restrict__ x_in, T* __restrict__ x_out,
-               Direction direction, T omega, const __grid_constant__ CrLayout layout) {
+               Direction direction, T omega, const __grid_constant__ CrLayout layout, int columns) {
     follow_previous_kernel();
-    const LineSweep<T> sweep{A, b, x_in, x_out, direction, omega};
+    const ColumnBlock block = column_block(columns);
+    const LineSweep<T> sweep = LineSweep<T>{A, b, x_in, x_out, direction, omega}.of_column(block.column);
     extern __shared__ unsigned char raw_shared[];
     T* shared = reinterpret_cast<T*>(raw_shared);
-    const int first = blockIdx.x * Lines;
+    const int first = block.x * Lines;
     auto present = [&](int g) { return Lines == 1 || first + g < sweep.lines(); };
     BlockPhases<Lines> phase;
     auto load = [&](int g, int r) { return present(g) ? sweep.load(first + g, r) : CrEquation<T>{T(0), T(0), T(0)}; };
@@ -159,12 +165,14 @@ __device__ void warp_solve(int lane, int length, const Load& load, const Store& 
 constexpr int warps_per_line_block = 8;
 
 template <class T, int K>
-__global__ void __launch_bounds__(warps_per_line_block * warp_lanes) line_relax_warp(BandsView<T> A, const T* __restrict__ b, const T* __restrict__ x_in, T* __restrict__ x_out,
-                    Direction direction, T omega) {
+__global__ void __launch_bounds__(warps_per_line_block * warp_lanes)
+    line_relax_warp(BandsView<T> A, const T* __restrict__ b, const T* __restrict__ x_in, T* __restrict__ x_out,
+                    Direction direction, T omega, int columns) {
     follow_previous_kernel();
-    const LineSweep<T> sweep{A, b, x_in, x_out, direction, omega};
+    const ColumnBlock block = column_block(columns);
+    const LineSweep<T> sweep = LineSweep<T>{A, b, x_in, x_out, direction, omega}.of_column(block.column);
     const int lane = threadIdx.x % warp_lanes;
-    const int line = blockIdx.x * warps_per_line_block + threadIdx.x / warp_lanes;
+    const int line = block.x * warps_per_line_block + threadIdx.x / warp_lanes;
     if (line >= sweep.lines()) return;  // the whole warp: the shuffles below see all 32 lanes
     warp_solve<K, T>(
         lane, sweep.length(), [&](int r) { return sweep.load(line, r); }, [&](int r, T x) { sweep.store(line, r, x); });
@@ -200,12 +208,13 @@ struct BlockPartition {
 template <class T, int Slots>
 __global__ void __launch_bounds__(2 * partition_max_chunks)
     line_relax_partitioned(BandsView<T> A, const T* __restrict__ b, const T* __restrict__ x_in, T* __restrict__ x_out,
-                           Direction direction, T omega, PartitionLayout layout) {
+                           Direction direction, T omega, PartitionLayout layout, int columns) {
     follow_previous_kernel();
-    const LineSweep<T> sweep{A, b, x_in, x_out, direction, omega};
+    const ColumnBlock block = column_block(columns);
+    const LineSweep<T> sweep = LineSweep<T>{A, b, x_in, x_out, direction, omega}.of_column(block.column);
     extern __shared__ unsigned char raw_shared[];
     T* shared = reinterpret_cast<T*>(raw_shared);
-    const int line = blockIdx.x;
+    const int line = block.x;
     BlockPartition exec;
     partitioned_line_solve<Slots, T>(
         layout, shared, exec, [&](int r) { return sweep.load(line, r); }, [&](int r, T x) { sweep.store(line, r, x); });

@@ -16,10 +16,18 @@ namespace adimg::kernels {
 /// Threads of the 2D stencil kernels: 32 along x for coalescing, 8 rows.
 constexpr int tile_x = 32, tile_y = 8;
 
+/// The grid's node count, by which column c's vectors are offset (column_block()).
 template <class T>
-__global__ void defect(BandsView<T> A, const T* __restrict__ b, const T* __restrict__ x, T* __restrict__ d) {
+__device__ __forceinline__ std::size_t nodes(const BandsView<T>& A) {
+    return static_cast<std::size_t>(A.mx) * A.my;
+}
+
+template <class T>
+__global__ void defect(BandsView<T> A, const T* __restrict__ b, const T* __restrict__ x, T* __restrict__ d, int columns) {
     follow_previous_kernel();
-    const int i = blockIdx.x * tile_x + threadIdx.x, j = blockIdx.y * tile_y + threadIdx.y;
+    const ColumnBlock block = column_block(columns);
+    to_column(block.column * nodes(A), b, x, d);
+    const int i = block.x * tile_x + threadIdx.x, j = blockIdx.y * tile_y + threadIdx.y;
     if (i >= A.mx || j >= A.my) return;
     const std::size_t p = static_cast<std::size_t>(j) * A.mx + i;
     d[p] = b[p] - outer_product<T>(A, x, i, j);
@@ -56,9 +64,12 @@ __global__ void update_defect(BandsView<X> A, const X* __restrict__ b, const X* 
 }
 
 template <class T>
-__global__ void jacobi(BandsView<T> A, const T* __restrict__ b, const T* __restrict__ x_in, T* __restrict__ x_out, T omega) {
+__global__ void jacobi(BandsView<T> A, const T* __restrict__ b, const T* __restrict__ x_in, T* __restrict__ x_out, T omega,
+                       int columns) {
     follow_previous_kernel();
-    const int i = blockIdx.x * tile_x + threadIdx.x, j = blockIdx.y * tile_y + threadIdx.y;
+    const ColumnBlock block = column_block(columns);
+    to_column(block.column * nodes(A), b, x_in, x_out);
+    const int i = block.x * tile_x + threadIdx.x, j = blockIdx.y * tile_y + threadIdx.y;
     if (i >= A.mx || j >= A.my) return;
     const std::size_t p = static_cast<std::size_t>(j) * A.mx + i;
     x_out[p] = jacobi_update(x_in[p], b[p], row_product<T>(A, x_in, i, j), A(C, p), omega);
@@ -89,13 +100,15 @@ struct JacobiRow {
 template <class T, int Steps>
 __global__ void __launch_bounds__(jacobi_stream_threads)
     jacobi_steps(BandsView<T> A, const T* __restrict__ b, const T* __restrict__ x_in, T* __restrict__ x_out, T omega,
-                 int rows_per_block) {
+                 int rows_per_block, int columns) {
     static_assert(Steps >= 2 && Steps <= max_fused_jacobi_steps, "a pass fuses two steps or more");
     follow_previous_kernel();
     constexpr int threads = jacobi_stream_threads, width = threads - 2 * Steps;
     __shared__ T ring[Steps][4][threads];  // ring[s][j % 4][t]: step s's value at row j (s = 0 is x_in)
+    const ColumnBlock block = column_block(columns);
+    to_column(block.column * nodes(A), b, x_in, x_out);
     const int t = threadIdx.x;
-    const int i = blockIdx.x * width - Steps + t;
+    const int i = block.x * width - Steps + t;
     const int r0 = blockIdx.y * rows_per_block, r1 = min(r0 + rows_per_block, A.my);
     const bool in_grid = i >= 0 && i < A.mx;
 
@@ -151,9 +164,11 @@ __global__ void __launch_bounds__(jacobi_stream_threads)
 /// One colour (ci, cj) of the four-colour Gauss–Seidel sweep: thread (I, J) updates node
 /// (2I + ci, 2J + cj); nodes of one colour do not couple, so the in-place update is race-free.
 template <class T>
-__global__ void gauss_seidel_colour(BandsView<T> A, const T* __restrict__ b, T* x, int ci, int cj) {
+__global__ void gauss_seidel_colour(BandsView<T> A, const T* __restrict__ b, T* x, int ci, int cj, int columns) {
     follow_previous_kernel();
-    const int i = 2 * (blockIdx.x * tile_x + threadIdx.x) + ci, j = 2 * (blockIdx.y * tile_y + threadIdx.y) + cj;
+    const ColumnBlock block = column_block(columns);
+    to_column(block.column * nodes(A), b, x);
+    const int i = 2 * (block.x * tile_x + threadIdx.x) + ci, j = 2 * (blockIdx.y * tile_y + threadIdx.y) + cj;
     if (i >= A.mx || j >= A.my) return;
     const std::size_t p = static_cast<std::size_t>(j) * A.mx + i;
     x[p] = jacobi_update(x[p], b[p], row_product<T>(A, x, i, j), A(C, p), T(1));
@@ -161,10 +176,13 @@ __global__ void gauss_seidel_colour(BandsView<T> A, const T* __restrict__ b, T* 
 
 template <class T>
 __global__ void restrict_to(const T* __restrict__ fine, int mx_fine, int my_fine, const T* __restrict__ split_x,
-                            const T* __restrict__ split_y, NaturalEdges natural, T* __restrict__ coarse) {
+                            const T* __restrict__ split_y, NaturalEdges natural, T* __restrict__ coarse, int columns) {
     follow_previous_kernel();
     const int mxc = x_axis(mx_fine, natural).coarse, myc = y_axis(my_fine, natural).coarse;
-    const int I = blockIdx.x * tile_x + threadIdx.x, J = blockIdx.y * tile_y + threadIdx.y;
+    const ColumnBlock block = column_block(columns);
+    fine += block.column * static_cast<std::size_t>(mx_fine) * my_fine;
+    coarse += block.column * static_cast<std::size_t>(mxc) * myc;
+    const int I = block.x * tile_x + threadIdx.x, J = blockIdx.y * tile_y + threadIdx.y;
     if (I >= mxc || J >= myc) return;
     coarse[static_cast<std::size_t>(J) * mxc + I] = restrict_value(fine, mx_fine, my_fine, split_x, split_y, I, J, natural);
 }
@@ -179,11 +197,14 @@ constexpr int patch_x = 2 * tile_x + 1, patch_y = 2 * tile_y + 1;
 template <class T>
 __global__ void restrict_defect(BandsView<T> A, const T* __restrict__ b, const T* __restrict__ x,
                                 const T* __restrict__ split_x, const T* __restrict__ split_y, NaturalEdges natural,
-                                T* __restrict__ coarse) {
+                                T* __restrict__ coarse, int columns) {
     follow_previous_kernel();
     __shared__ T patch[patch_y][patch_x];
     const Axis ax = x_axis(A.mx, natural), ay = y_axis(A.my, natural);
-    const int I0 = blockIdx.x * tile_x, J0 = blockIdx.y * tile_y;
+    const ColumnBlock block = column_block(columns);
+    to_column(block.column * nodes(A), b, x);
+    coarse += block.column * static_cast<std::size_t>(ax.coarse) * ay.coarse;
+    const int I0 = block.x * tile_x, J0 = blockIdx.y * tile_y;
     const int i0 = ax.first_child(I0), j0 = ay.first_child(J0);  // fine node of patch[0][0]
     const int thread = threadIdx.y * tile_x + threadIdx.x;
     for (int k = thread; k < patch_x * patch_y; k += tile_x * tile_y) {
@@ -203,9 +224,12 @@ __global__ void restrict_defect(BandsView<T> A, const T* __restrict__ b, const T
 /// fine += P coarse on every fine node that is not on a Dirichlet edge (prolonged_range()).
 template <class T>
 __global__ void prolong_add(const T* __restrict__ coarse, const T* __restrict__ split_x, const T* __restrict__ split_y,
-                            T* __restrict__ fine, int mx_fine, int my_fine, NaturalEdges natural) {
+                            T* __restrict__ fine, int mx_fine, int my_fine, NaturalEdges natural, int columns) {
     follow_previous_kernel();
-    const int i = blockIdx.x * tile_x + threadIdx.x, j = blockIdx.y * tile_y + threadIdx.y;
+    const ColumnBlock block = column_block(columns);
+    coarse += block.column * static_cast<std::size_t>(x_axis(mx_fine, natural).coarse) * y_axis(my_fine, natural).coarse;
+    fine += block.column * static_cast<std::size_t>(mx_fine) * my_fine;
+    const int i = block.x * tile_x + threadIdx.x, j = blockIdx.y * tile_y + threadIdx.y;
     if (j >= my_fine) return;
     int i0, i1;
     prolonged_range(j, mx_fine, my_fine, natural, i0, i1);

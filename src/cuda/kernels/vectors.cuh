@@ -54,9 +54,12 @@ __global__ void xpay_ratio(const T* __restrict__ x, const double* num, const dou
 /// warp per row, so each row is read coalesced, and the sum is accumulated in double.
 constexpr int dense_rows_per_block = 8;
 template <class T>
-__global__ void dense_apply(const double* __restrict__ M, const T* __restrict__ b, T* __restrict__ x, int n) {
+__global__ void dense_apply(const double* __restrict__ M, const T* __restrict__ b, T* __restrict__ x, int n, int columns) {
     follow_previous_kernel();
-    const int row = blockIdx.x * dense_rows_per_block + threadIdx.x / 32, lane = threadIdx.x % 32;
+    const ColumnBlock block = column_block(columns);
+    b += static_cast<std::size_t>(block.column) * n;
+    x += static_cast<std::size_t>(block.column) * n;
+    const int row = block.x * dense_rows_per_block + threadIdx.x / 32, lane = threadIdx.x % 32;
     if (row >= n) return;
     const double* m = M + static_cast<std::size_t>(row) * n;
     double sum = 0.0;

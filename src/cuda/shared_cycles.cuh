@@ -1,0 +1,182 @@
+#pragma once
+// The V-cycles of a batch of right-hand sides, run for all of them in the same launches. Each
+// right-hand side keeps its own outer iteration (its own steps, scalars, convergence and
+// fallback) on a host thread and a stream of its own, a lane; the lanes meet at every cycle, and
+// the last to arrive runs it for all of them on the hierarchy's batch workspace
+// (Multigrid::batch()), where each level's matrix is read once for every right-hand side.
+
+#include "cuda_backend.cuh"
+
+#include "../solver/multigrid.hpp"
+
+#include <condition_variable>
+#include <algorithm>
+#include <cstddef>
+#include <exception>
+#include <mutex>
+#include <vector>
+
+namespace adimg {
+
+template <class T>
+class SharedCycles {
+public:
+    /// `lanes` right-hand sides on mg's batch workspace; the cycles run on be's stream, which
+    /// nothing else may use meanwhile.
+    SharedCycles(CudaBackend& be, Multigrid<CudaBackend, T>& mg, int lanes)
+        : be_(be), mg_(mg), work_(mg.batch(lanes)), lanes_(lanes), asked_(lanes, Kind::none), ready_(lanes) {
+        for (cudaEvent_t& e : ready_) ADIMG_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+        ADIMG_CUDA_CHECK(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
+        cycling_ = lanes;
+    }
+    ~SharedCycles() {
+        for (cudaEvent_t e : ready_) cudaEventDestroy(e);
+        cudaEventDestroy(done_);
+    }
+    SharedCycles(const SharedCycles&) = delete;
+    SharedCycles& operator=(const SharedCycles&) = delete;
+
+    /// What lane `column`'s inner solve drives (InnerMultigrid's Cycles): its right-hand side's
+    /// part of the batch's finest vectors, and the cycles, each of which runs once every lane
+    /// still cycling has asked for it. Its vectors are written and read on the lane's stream.
+    class Column {
+    public:
+        using value_type = T;
+        Column(SharedCycles& shared, int column, CudaBackend& lane)
+            : shared_(shared),
+              column_(column),
+              lane_(lane),
+              rhs_(shared.part(shared.mg_.rhs(shared.work_), column)),
+              solution_(shared.part(shared.mg_.solution(shared.work_), column)),
+              defect_(shared.part(shared.mg_.defect_vector(shared.work_), column)) {}
+        /// The lane leaves the batch when its solve ends, however it ends: the others stop waiting for it.
+        ~Column() { shared_.leave(column_, lane_.stream()); }
+        Column(const Column&) = delete;
+        Column& operator=(const Column&) = delete;
+
+        DeviceVector<T>& rhs() { return rhs_; }
+        DeviceVector<T>& solution() { return solution_; }
+        void cycle() { shared_.run(column_, Kind::cycle, lane_.stream()); }
+        void full_cycle() { shared_.run(column_, Kind::full, lane_.stream()); }
+        void full_cycle_below_finest() { shared_.run(column_, Kind::below_finest, lane_.stream()); }
+        double defect_norm() {
+            shared_.run(column_, Kind::defect, lane_.stream());
+            return lane_.norm2(defect_);
+        }
+
+    private:
+        SharedCycles& shared_;
+        int column_;
+        CudaBackend& lane_;
+        DeviceVector<T> rhs_, solution_, defect_;  ///< borrowed
+    };
+
+private:
+    enum class Kind { none, cycle, full, below_finest, defect };
+
+    /// Column c of a batch vector.
+    DeviceVector<T> part(DeviceVector<T>& v, int c) const {
+        const std::size_t n = v.size() / static_cast<std::size_t>(lanes_);
+        return DeviceVector<T>::borrow(v.data() + c * n, n);
+    }
+
+    /// Lane `column` asks for `kind` after the work enqueued on its stream so far, and its stream
+    /// waits for the cycle. Rethrows the failure of a round.
+    void run(int column, Kind kind, cudaStream_t lane) {
+        ADIMG_CUDA_CHECK(cudaEventRecord(ready_[column], lane));
+        std::unique_lock<std::mutex> lock(mutex_);
+        if (failure_) std::rethrow_exception(failure_);
+        asked_[column] = kind;
+        ++arrived_;
+        const long long round = round_;
+        if (arrived_ == cycling_)
+            run_round();
+        else
+            wake_.wait(lock, [&] { return round_ != round; });
+        if (failure_) std::rethrow_exception(failure_);
+        ADIMG_CUDA_CHECK(cudaStreamWaitEvent(lane, done_, 0));
+    }
+
+    /// Lane `column` asks for no more cycles; the last reads of its column are on its stream.
+    void leave(int column, cudaStream_t lane) {
+        cudaEventRecord(ready_[column], lane);  // no throw: called from a destructor
+        const std::lock_guard<std::mutex> lock(mutex_);
+        --cycling_;
+        if (arrived_ > 0 && arrived_ == cycling_) run_round();
+    }
+
+    /// Runs what the arrived lanes asked for, after every lane's work so far (a lane that left
+    /// may still be reading its column), and wakes them. Lanes that asked the same, the usual
+    /// case (they all take the same steps until they stop), share one run on the batch; lanes
+    /// that asked otherwise are run one at a time through the workspace of one right-hand side,
+    /// so that no cycle changes a column that did not ask for it.
+    void run_round() {
+        if (!failure_) {
+            try {
+                for (cudaEvent_t e : ready_) ADIMG_CUDA_CHECK(cudaStreamWaitEvent(be_.stream(), e, 0));
+                if (const Kind kind = shared_kind(); kind != Kind::none) {
+                    // Every column runs, those of lanes that left too: nothing reads them any more.
+                    run_on(work_, kind);
+                } else {
+                    for (int c = 0; c < lanes_; ++c)
+                        if (asked_[c] != Kind::none) run_alone(c, asked_[c]);
+                }
+                ADIMG_CUDA_CHECK(cudaEventRecord(done_, be_.stream()));
+            } catch (...) {
+                failure_ = std::current_exception();
+            }
+        }
+        std::fill(asked_.begin(), asked_.end(), Kind::none);
+        arrived_ = 0;
+        ++round_;
+        wake_.notify_all();
+    }
+
+    /// What every lane that asked in this round asked for, or none where they differ.
+    Kind shared_kind() const {
+        Kind shared = Kind::none;
+        for (const Kind kind : asked_) {
+            if (kind == Kind::none) continue;
+            if (shared != Kind::none && kind != shared) return Kind::none;
+            shared = kind;
+        }
+        return shared;
+    }
+
+    void run_on(typename Multigrid<CudaBackend, T>::Workspace& w, Kind kind) {
+        switch (kind) {
+        case Kind::cycle: mg_.cycle(w); break;
+        case Kind::full: mg_.full_cycle(w); break;
+        case Kind::below_finest: mg_.full_cycle_below_finest(w); break;
+        case Kind::defect: mg_.defect(w); break;
+        case Kind::none: break;
+        }
+    }
+
+    /// Column c's request on the workspace of one right-hand side: its b and x copied in, the
+    /// result (x, and d for a defect) copied back.
+    void run_alone(int c, Kind kind) {
+        auto& one = mg_.one();
+        DeviceVector<T> b = part(mg_.rhs(work_), c), x = part(mg_.solution(work_), c), d = part(mg_.defect_vector(work_), c);
+        be_.copy(b, mg_.rhs(one));
+        be_.copy(x, mg_.solution(one));
+        run_on(one, kind);
+        be_.copy(mg_.solution(one), x);
+        if (kind == Kind::defect) be_.copy(mg_.defect_vector(one), d);
+    }
+
+    CudaBackend& be_;
+    Multigrid<CudaBackend, T>& mg_;
+    typename Multigrid<CudaBackend, T>::Workspace& work_;
+    const int lanes_;
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    std::vector<Kind> asked_;          ///< what each lane asked for in this round (none: not yet, or left)
+    int arrived_ = 0, cycling_ = 0;    ///< lanes waiting in this round; lanes that have not left
+    long long round_ = 0;
+    std::exception_ptr failure_;       ///< of a round: every lane rethrows it
+    std::vector<cudaEvent_t> ready_;   ///< each lane's work up to its last request
+    cudaEvent_t done_ = nullptr;       ///< the last round's cycles
+};
+
+}  // namespace adimg
