@@ -122,10 +122,12 @@ public:
     SolveReport solve_device(const double* b, double* x, InitialGuess guess, DeviceStream stream = nullptr,
                              const StepCallback& on_step = {});
     /// `count` right-hand sides at once: b and x hold count * rows() doubles in device memory,
-    /// right-hand side c at b + c * rows(); one report per right-hand side. They run side by side
-    /// in up to 8 lanes (streams of their own, each with a copy of the levels made on the device
-    /// at the first batch after a setup; docs/library.md), or one after another where the copies
-    /// do not fit. No solve allocates.
+    /// right-hand side c at b + c * rows(); one report per right-hand side. Each keeps its own
+    /// outer iteration, in up to 8 lanes (a stream and a host thread each), and the V-cycles run
+    /// once for all of them (docs/library.md); each solution has the bits of its single solve.
+    /// The first batch makes the lanes' vectors and the levels' vectors for several right-hand
+    /// sides, which later batches reuse; where they do not fit, the right-hand sides are solved
+    /// one after another.
     std::vector<SolveReport> solve_device_batch(const double* b, double* x, int count, InitialGuess guess,
                                                 DeviceStream stream = nullptr, const StepCallback& on_step = {});
     /// Solves the problem of the last setup(CaseSpec, level) from a zero guess, with its load
