@@ -2,7 +2,10 @@
 // at least (each input read once, each output written once) and the measured copy bandwidth.
 // This is where the performance notes (docs/performance.md) get their numbers.
 //
-//   kernel_bench [--levels 10,12] [--json FILE]
+//   kernel_bench [--levels 10,12] [--json FILE] [--batch]
+//
+// --batch times only the V-cycle of 8 right-hand sides side by side against that of one, in
+// float, with several line solvers.
 
 #include "gpu_timer.cuh"
 #include "l2_window.cuh"
@@ -332,13 +335,50 @@ void cycle_timings(CudaBackend& be, int level, std::vector<Timing>& out) {
                    [&](CudaPolicy& p) { p.fused_restriction = fused; });
 }
 
+/// The V-cycle of a batch (8 right-hand sides side by side, Multigrid::batch) per right-hand
+/// side, against the cycle of one, with the backend's line solvers and with others: what reading
+/// each level's matrix once for eight saves, and whether another line solver saves more there
+/// (docs/performance.md, "Several right-hand sides: one cycle for all").
+template <class T>
+void batch_cycle_timings(int level, std::vector<Timing>& out) {
+    constexpr int columns = 8;
+    SolverOptions options;
+    const Hierarchy h = rediscretized_hierarchy(builtin_case("A2"), level, options.coarse_level);
+    auto rows_with = [&](const std::string& name, const std::function<void(CudaPolicy&)>& change) {
+        CudaPolicy policy;
+        change(policy);
+        CudaBackend v(policy);
+        Multigrid<CudaBackend, T> mg(v, h, options);
+        auto& batch = mg.batch(columns);
+        v.fill(mg.rhs(), T(1));
+        v.fill(mg.rhs(batch), T(1));
+        const double one = bench::median_ms(v.stream(), 5, 5, [&] { mg.cycle(); });
+        const double each = bench::median_ms(v.stream(), 5, 5, [&] { mg.cycle(batch); }) / columns;
+        out.push_back({"V-cycle, one right-hand side" + name, one, 0});
+        out.push_back({"V-cycle of " + std::to_string(columns) + " right-hand sides, per right-hand side" + name, each, 0});
+    };
+    rows_with("", [](CudaPolicy&) {});
+    for (int chunks : {64, 128, 256})
+        for (int slots : {2, 8})
+            rows_with(", partition method with " + std::to_string(chunks) + " chunks, " + std::to_string(slots) + " slots",
+                      [&](CudaPolicy& p) {
+                          p.lines.partition_chunks = chunks;
+                          p.lines.partition_slots = slots;
+                      });
+    rows_with(", no line by the partition method", [](CudaPolicy& p) { p.lines.partitioned_from = 1 << 30; });
+    rows_with(", y-lines in place, up to 4 per block", [](CudaPolicy& p) { p.lines.y_lines_per_block = 4; });
+    rows_with(", defect and restriction fused on none", [](CudaPolicy& p) { p.fused_restriction = false; });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     std::string levels = "10,12", json_path;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!std::strcmp(argv[i], "--levels")) levels = argv[i + 1];
-        else if (!std::strcmp(argv[i], "--json")) json_path = argv[i + 1];
+    bool batch_only = false;
+    for (int i = 1; i < argc; ++i) {
+        if (!std::strcmp(argv[i], "--batch")) batch_only = true;
+        else if (i + 1 < argc && !std::strcmp(argv[i], "--levels")) levels = argv[++i];
+        else if (i + 1 < argc && !std::strcmp(argv[i], "--json")) json_path = argv[++i];
     }
     try {
         CudaBackend be;
@@ -358,9 +398,14 @@ int main(int argc, char** argv) {
             const NineBands<double> A = assemble_stiffness(mesh);
             const std::vector<double> split(mesh.mx() / 2, 0.5);
             for (int precision = 0; precision < 2; ++precision) {
-                std::vector<Timing> rows = precision ? measure<double>(be, A, split) : measure<float>(be, A, split);
-                if (precision) cycle_timings<double>(be, level, rows);
-                else cycle_timings<float>(be, level, rows);
+                std::vector<Timing> rows;
+                if (batch_only) {
+                    if (precision == 0) batch_cycle_timings<float>(level, rows);
+                } else {
+                    rows = precision ? measure<double>(be, A, split) : measure<float>(be, A, split);
+                    if (precision) cycle_timings<double>(be, level, rows);
+                    else cycle_timings<float>(be, level, rows);
+                }
                 for (const Timing& t : rows) {
                     const double gbs = t.bytes / (t.ms * 1e-3) / 1e9;
                     std::printf("| %d | %s | %s | %.4f | %.1f | %.0f | %.0f%% |\n", level, precision ? "double" : "float",
