@@ -125,8 +125,8 @@ public:
     /// right-hand side c at b + c * rows(); one report per right-hand side. Each keeps its own
     /// outer iteration, in up to 8 lanes (a stream and a host thread each), and the V-cycles run
     /// once for all of them (docs/library.md); each solution has the bits of its single solve.
-    /// The first batch makes the lanes' vectors and the levels' vectors for several right-hand
-    /// sides, which later batches reuse; where they do not fit, the right-hand sides are solved
+    /// The first batch makes the lanes' vectors and the levels' vectors for its lanes, which later
+    /// batches with as many lanes reuse; where they do not fit, the right-hand sides are solved
     /// one after another.
     std::vector<SolveReport> solve_device_batch(const double* b, double* x, int count, InitialGuess guess,
                                                 DeviceStream stream = nullptr, const StepCallback& on_step = {});

@@ -257,6 +257,10 @@ public:
                     block2d(), 0, A.view(), b.data(), x.data(), ci, cj, k);
         }
     }
+    /// Allocates now what the line sweeps of `columns` right-hand sides on A's grid would at their
+    /// first call (LineSweeps::reserve), so that a lack of memory shows before a batch starts.
+    template <class T>
+    void reserve_sweeps(const matrix<T>& A, int columns) { lines_.reserve(A, columns); }
     template <class T>
     void line_relax(const matrix<T>& A, const vector<T>& b, const vector<T>& x_in, vector<T>& x_out, Direction direction,
                     T omega) {

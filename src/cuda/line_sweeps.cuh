@@ -24,6 +24,7 @@
 #include <string>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 namespace adimg {
 
@@ -71,11 +72,25 @@ public:
         transpose<T>({band(0), band(1), band(2), band(3), band(4), band(5), band(6), band(7), band(8)}, A.my, A.mx);
     }
 
+    /// Makes now what the sweeps of `columns` right-hand sides side by side on A's grid allocate
+    /// at their first call (the transposed bands, the transposed grids' scratch), so that
+    /// running out of device memory shows here, where a batch can still fall back.
+    template <class T>
+    void reserve(const DeviceBands<T>& A, int columns) {
+        if (A.my <= warp_lines_up_to() || y_lines_per_block<T>(A.my, A.mx) > 0) return;
+        if (A.transposed.size() != A.values.size()) transpose_bands(A);
+        const std::size_t n = A.values.size() / 9;
+        const int set = columns > 1 ? batch_scratch : 0;
+        for (int slot = 0; slot < 3; ++slot) scratch<T>(set + slot, n * columns);
+    }
+
     /// Device bytes of the sweeps' scratch vectors (transposed grids, segment ends).
     std::size_t workspace_bytes() const {
         std::size_t total = 0;
         for (const auto& v : std::get<0>(scratch_)) total += v.size() * sizeof(float);
         for (const auto& v : std::get<1>(scratch_)) total += v.size() * sizeof(double);
+        for (const auto& v : std::get<0>(retired_)) total += v.size() * sizeof(float);
+        for (const auto& v : std::get<1>(retired_)) total += v.size() * sizeof(double);
         return total;
     }
 
@@ -320,12 +335,16 @@ private:
     }
     /// Scratch vectors, kept at the largest size asked for: 0-2 for the transposed sweeps, 3 for
     /// the segment ends of lines too long for one block, and batch_scratch + 0-2 for transposed
-    /// sweeps of several right-hand sides. A recorded cycle holds the addresses, so the sweeps
-    /// of one right-hand side never see their scratch reallocated by a batch's larger one.
+    /// sweeps of several right-hand sides. A recorded cycle holds the addresses it was recorded
+    /// with, so a buffer outgrown is kept (retired_), not freed: a recording made before a larger
+    /// level or batch needed more still finds its buffers.
     template <class T>
     T* scratch(int slot, std::size_t n) {
         DeviceVector<T>& v = std::get<std::array<DeviceVector<T>, scratch_slots>>(scratch_)[slot];
-        if (v.size() < n) v = DeviceVector<T>(n);
+        if (v.size() < n) {
+            if (v.size() > 0) std::get<std::vector<DeviceVector<T>>>(retired_).push_back(std::move(v));
+            v = DeviceVector<T>(n);
+        }
         return v.data();
     }
     static constexpr int batch_scratch = 4, scratch_slots = 7;
@@ -333,6 +352,7 @@ private:
     Launcher& launch_;
     const LinePolicy policy_;
     std::tuple<std::array<DeviceVector<float>, scratch_slots>, std::array<DeviceVector<double>, scratch_slots>> scratch_;
+    std::tuple<std::vector<DeviceVector<float>>, std::vector<DeviceVector<double>>> retired_;
 };
 
 }  // namespace adimg

@@ -199,7 +199,9 @@ private:
         } catch (const device_error&) {
             return solve_in_order(b, x, 0, count, zero_guess, on_step);
         }
-        for (int l = 0; l < lanes; ++l) lanes_[static_cast<std::size_t>(l)]->follow(stream);
+        // The lanes follow this engine's stream, which follows the caller's: they read what the
+        // caller wrote and the outer matrix that a setup wrote on this engine's stream.
+        for (int l = 0; l < lanes; ++l) lanes_[static_cast<std::size_t>(l)]->follow(be_.stream());
         using Column = typename SharedCycles<Inner>::Column;
         std::vector<std::unique_ptr<Column>> columns;
         for (int l = 0; l < lanes; ++l) columns.push_back(std::make_unique<Column>(*shared, l, lanes_[static_cast<std::size_t>(l)]->be_));
@@ -253,7 +255,8 @@ private:
         return reports;
     }
 
-    /// The solver's stream waits for the work enqueued on the caller's so far (b and x written).
+    /// The solver's stream waits for the work enqueued on `stream` so far (the caller's: b and x
+    /// written).
     void follow(DeviceStream stream) {
         ADIMG_CUDA_CHECK(cudaEventRecord(caller_ready_, as_cuda_stream(stream)));
         ADIMG_CUDA_CHECK(cudaStreamWaitEvent(be_.stream(), caller_ready_, 0));

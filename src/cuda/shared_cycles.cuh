@@ -22,9 +22,11 @@ template <class T>
 class SharedCycles {
 public:
     /// `lanes` right-hand sides on mg's batch workspace; the cycles run on be's stream, which
-    /// nothing else may use meanwhile.
+    /// nothing else may use meanwhile. Throws device_error where the workspace or the sweeps'
+    /// scratch for it does not fit the device.
     SharedCycles(CudaBackend& be, Multigrid<CudaBackend, T>& mg, int lanes)
         : be_(be), mg_(mg), work_(mg.batch(lanes)), lanes_(lanes), asked_(lanes, Kind::none), ready_(lanes) {
+        be.reserve_sweeps(mg.finest_matrix(), lanes);
         for (cudaEvent_t& e : ready_) ADIMG_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
         ADIMG_CUDA_CHECK(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
         cycling_ = lanes;
@@ -107,14 +109,15 @@ private:
 
     /// Runs what the arrived lanes asked for, after every lane's work so far (a lane that left
     /// may still be reading its column), and wakes them. Lanes that asked the same, the usual
-    /// case (they all take the same steps until they stop), share one run on the batch; lanes
-    /// that asked otherwise are run one at a time through the workspace of one right-hand side,
-    /// so that no cycle changes a column that did not ask for it.
+    /// case (they all take the same steps until they stop), share one run on the batch while
+    /// they are at least half of its columns; otherwise, and where they asked for different
+    /// things, each runs alone through the workspace of one right-hand side (a batch's run costs
+    /// every column's work, whoever asked), and no cycle changes a column that did not ask.
     void run_round() {
         if (!failure_) {
             try {
                 for (cudaEvent_t e : ready_) ADIMG_CUDA_CHECK(cudaStreamWaitEvent(be_.stream(), e, 0));
-                if (const Kind kind = shared_kind(); kind != Kind::none) {
+                if (const Kind kind = shared_kind(); kind != Kind::none && 2 * arrived_ >= lanes_) {
                     // Every column runs, those of lanes that left too: nothing reads them any more.
                     run_on(work_, kind);
                 } else {

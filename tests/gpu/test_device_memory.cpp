@@ -286,11 +286,15 @@ TEST_CASE("Device memory: several right-hand sides in one call equal single solv
           "outer method and smoother",
           "[gpu][device][batch]") {
     // The batch's cycles run for all right-hand sides at once (SharedCycles); each keeps its own
-    // outer iteration. Eleven right-hand sides: more than the eight lanes, so that lanes solve
-    // two one after another (the second's full multigrid meets the others' plain cycles); one of
-    // them zero (its lane leaves at once), one the others' load scaled by 1e-3 plus a wiggle.
+    // outer iteration. Eleven right-hand sides: more than the eight lanes, so that three lanes
+    // solve two one after another (the second's full multigrid meets the others' plain cycles,
+    // and once the other five have left the three run alone); one of them zero (its lane leaves
+    // at once), one the others' load scaled by 1e-3 plus a wiggle. L = 9, so that the level below
+    // the finest sweeps its y-lines transposed too, and every solver is fresh: its first call is
+    // the batch, whose cycles record the one-vector workspace's first (the scratch those
+    // recordings hold must survive the finest level's sweeps).
     const CaseSpec spec = builtin_case("A2");
-    const TensorMesh mesh = spec.mesh(8);
+    const TensorMesh mesh = spec.mesh(9);
     const NineBands<double> bands = assemble_stiffness(mesh);
     DeviceCopy d_bands(bands.values);
     const DeviceGridMatrix A(Grid::from_mesh(mesh), d_bands.data());
