@@ -219,7 +219,20 @@ public:
     }
     template <class T>
     void multiply(const matrix<T>& A, const vector<T>& x, vector<T>& y) {
-        launch_("multiply kernel", kernels::multiply<T>, tiles(A.mx, A.my), block2d(), 0, A.view(), x.data(), y.data());
+        launch_("multiply kernel", kernels::multiply<T, false>, tiles(A.mx, A.my), block2d(), 0, A.view(), x.data(), y.data(),
+                kernels::Products<T>{});
+    }
+    /// y[c] = A x[c] for the pairs.count (1 to kernels::max_products) pairs of vectors of A's grid
+    /// in one launch, each row of A read once for all (the products of a batch's lanes).
+    template <class T>
+    void multiply(const matrix<T>& A, const kernels::Products<T>& pairs) {
+        kernels::Products<T> more{};
+        for (int c = 1; c < pairs.count; ++c) {
+            more.x[more.count] = pairs.x[c];
+            more.y[more.count++] = pairs.y[c];
+        }
+        launch_("multiply kernel", kernels::multiply<T, true>, tiles(A.mx, A.my), block2d(), 0, A.view(), pairs.x[0],
+                pairs.y[0], more);
     }
     template <class T>
     void jacobi(const matrix<T>& A, const vector<T>& b, const vector<T>& x_in, vector<T>& x_out, T omega) {

@@ -143,6 +143,7 @@ public:
 
 private:
     static constexpr int max_lanes = 8;
+    static_assert(max_lanes <= kernels::max_products, "a round's products take one launch");
 
     /// `wanted` lanes, each with the outer vectors of precision Outer for A's grid and this
     /// setup's map and fallback levels. Returns how many there are: 1 where they cannot be made
@@ -193,7 +194,7 @@ private:
                                             int lanes, const double* b, double* x, int count, bool zero_guess,
                                             DeviceStream stream, const StepCallback& on_step) {
         follow(stream);
-        std::optional<SharedCycles<Inner>> shared;
+        std::optional<SharedCycles<Inner, Outer>> shared;
         try {
             shared.emplace(be_, mg, lanes);
         } catch (const device_error&) {
@@ -202,7 +203,7 @@ private:
         // The lanes follow this engine's stream, which follows the caller's: they read what the
         // caller wrote and the outer matrix that a setup wrote on this engine's stream.
         for (int l = 0; l < lanes; ++l) lanes_[static_cast<std::size_t>(l)]->follow(be_.stream());
-        using Column = typename SharedCycles<Inner>::Column;
+        using Column = typename SharedCycles<Inner, Outer>::Column;
         std::vector<std::unique_ptr<Column>> columns;
         for (int l = 0; l < lanes; ++l) columns.push_back(std::make_unique<Column>(*shared, l, lanes_[static_cast<std::size_t>(l)]->be_));
 
@@ -225,7 +226,8 @@ private:
                 std::vector<SolveReport> part =
                     lane.solve_in_order(b, x, first, last, zero_guess, [&](auto& load, auto& finish) {
                         SolveReport report;
-                        lane.run(outer, A, *columns[at], load, zero_guess, finish, serialised, report, may_fall_back);
+                        lane.run(outer, A, *columns[at], load, zero_guess, finish, serialised, report, may_fall_back,
+                                 BatchTerms<Column>(*columns[at]));
                         return report;
                     });
                 std::move(part.begin(), part.end(), reports.begin() + first);

@@ -3,11 +3,14 @@
 // right-hand side keeps its own outer iteration (its own steps, scalars, convergence and
 // fallback) on a host thread and a stream of its own, a lane; the lanes meet at every cycle, and
 // the last to arrive runs it for all of them on the hierarchy's batch workspace
-// (Multigrid::batch()), where each level's matrix is read once for every right-hand side.
+// (Multigrid::batch()), where each level's matrix is read once for every right-hand side. They
+// meet too at flexible CG's product with the outer matrix (BatchTerms), which then reads each
+// row once for all of them.
 
 #include "cuda_backend.cuh"
 
 #include "../solver/multigrid.hpp"
+#include "../solver/outer_loop.hpp"
 
 #include <condition_variable>
 #include <algorithm>
@@ -18,7 +21,8 @@
 
 namespace adimg {
 
-template <class T>
+/// The cycles in precision T (the inner one) and the products in precision Outer.
+template <class T, class Outer>
 class SharedCycles {
 public:
     /// `lanes` right-hand sides on mg's batch workspace; the cycles run on be's stream, which
@@ -65,6 +69,11 @@ public:
             shared_.run(column_, Kind::defect, lane_.stream());
             return lane_.norm2(defect_);
         }
+        /// y = A x with the other lanes' products (A the same for all).
+        void multiply(const DeviceBands<Outer>& A, const DeviceVector<Outer>& x, DeviceVector<Outer>& y) {
+            const Product product{&A, x.data(), y.data()};
+            shared_.run(column_, Kind::multiply, lane_.stream(), &product);
+        }
 
     private:
         SharedCycles& shared_;
@@ -74,7 +83,13 @@ public:
     };
 
 private:
-    enum class Kind { none, cycle, full, below_finest, defect };
+    enum class Kind { none, cycle, full, below_finest, defect, multiply };
+    /// What a lane's product reads and writes.
+    struct Product {
+        const DeviceBands<Outer>* A;
+        const Outer* x;
+        Outer* y;
+    };
 
     /// Column c of a batch vector.
     DeviceVector<T> part(DeviceVector<T>& v, int c) const {
@@ -82,13 +97,18 @@ private:
         return DeviceVector<T>::borrow(v.data() + c * n, n);
     }
 
-    /// Lane `column` asks for `kind` after the work enqueued on its stream so far, and its stream
-    /// waits for the cycle. Rethrows the failure of a round.
-    void run(int column, Kind kind, cudaStream_t lane) {
+    /// Lane `column` asks for `kind` (a product: of `product`) after the work enqueued on its
+    /// stream so far, and its stream waits for the round. Rethrows the failure of a round.
+    void run(int column, Kind kind, cudaStream_t lane, const Product* product = nullptr) {
         ADIMG_CUDA_CHECK(cudaEventRecord(ready_[column], lane));
         std::unique_lock<std::mutex> lock(mutex_);
         if (failure_) std::rethrow_exception(failure_);
         asked_[column] = kind;
+        if (product) {
+            products_.x[column] = product->x;
+            products_.y[column] = product->y;
+            outer_matrix_ = product->A;
+        }
         ++arrived_;
         const long long round = round_;
         if (arrived_ == cycling_)
@@ -117,12 +137,13 @@ private:
         if (!failure_) {
             try {
                 for (cudaEvent_t e : ready_) ADIMG_CUDA_CHECK(cudaStreamWaitEvent(be_.stream(), e, 0));
-                if (const Kind kind = shared_kind(); kind != Kind::none && 2 * arrived_ >= lanes_) {
+                multiply_asked();
+                if (const Kind kind = shared_kind(); kind != Kind::none && kind != Kind::multiply && 2 * arrived_ >= lanes_) {
                     // Every column runs, those of lanes that left too: nothing reads them any more.
                     run_on(work_, kind);
                 } else {
                     for (int c = 0; c < lanes_; ++c)
-                        if (asked_[c] != Kind::none) run_alone(c, asked_[c]);
+                        if (asked_[c] != Kind::none && asked_[c] != Kind::multiply) run_alone(c, asked_[c]);
                 }
                 ADIMG_CUDA_CHECK(cudaEventRecord(done_, be_.stream()));
             } catch (...) {
@@ -152,8 +173,20 @@ private:
         case Kind::full: mg_.full_cycle(w); break;
         case Kind::below_finest: mg_.full_cycle_below_finest(w); break;
         case Kind::defect: mg_.defect(w); break;
+        case Kind::multiply:
         case Kind::none: break;
         }
+    }
+
+    /// The products the lanes of this round asked for, in one launch.
+    void multiply_asked() {
+        kernels::Products<Outer> asked{};
+        for (int c = 0; c < lanes_; ++c) {
+            if (asked_[c] != Kind::multiply) continue;
+            asked.x[asked.count] = products_.x[c];
+            asked.y[asked.count++] = products_.y[c];
+        }
+        if (asked.count > 0) be_.multiply(*outer_matrix_, asked);
     }
 
     /// Column c's request on the workspace of one right-hand side: its b and x copied in, the
@@ -180,6 +213,20 @@ private:
     std::exception_ptr failure_;       ///< of a round: every lane rethrows it
     std::vector<cudaEvent_t> ready_;   ///< each lane's work up to its last request
     cudaEvent_t done_ = nullptr;       ///< the last round's cycles
+    kernels::Products<Outer> products_{};  ///< lane c's product's vectors at c, while it asks for one
+    const DeviceBands<Outer>* outer_matrix_ = nullptr;
+};
+
+/// The terms of a batch's lane (outer_loop.hpp): multigrid's, but flexible CG's product with the
+/// outer matrix runs with the other lanes' in one launch (SharedCycles::Column::multiply).
+template <class Column>
+struct BatchTerms : MultigridTerms {
+    Column& column;
+    explicit BatchTerms(Column& c) : column(c) {}
+    template <class Backend, class Matrix, class Vector>
+    void multiply(Backend&, const Matrix& A, const Vector& x, Vector& y) const {
+        column.multiply(A, x, y);
+    }
 };
 
 }  // namespace adimg

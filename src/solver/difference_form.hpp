@@ -73,19 +73,47 @@ ADIMG_HD double difference_product(const double band[9], double row_sum, int mx,
     return coupled + row_sum * centre;
 }
 
-/// (A x)_p of the outer iteration for node (i, j) of x in memory (a pointer, or Corrected): in
-/// difference form for double bands, the plain row_product for float ones.
+/// Row (i, j) of the outer iteration's matrix, read once, and its product with any x in memory
+/// (a pointer, or Corrected): in difference form for double bands (the entries and their row sum
+/// held), the plain row_product for float ones. Several vectors' products with one row (a batch
+/// of right-hand sides) read it once.
+template <class T>
+struct OuterRow;
+
+template <>
+struct OuterRow<double> {
+    const BandsView<double>& A;
+    int i, j;
+    long long p;
+    double band[9];
+    double row_sum;
+    ADIMG_HD OuterRow(const BandsView<double>& matrix, int i_, int j_)
+        : A(matrix), i(i_), j(j_), p(static_cast<long long>(j_) * matrix.mx + i_) {
+        for (int k = 0; k < 9; ++k) band[k] = A(k, p);
+        row_sum = operator_row_sum(band, A.mx, A.my, i, j);
+    }
+    template <class V>
+    ADIMG_HD double product(const V& x) const {
+        const long long mx = A.mx;
+        return difference_product(band, row_sum, A.mx, A.my, i, j, [&](int dx, int dy) { return x[p + dy * mx + dx]; });
+    }
+};
+
+template <>
+struct OuterRow<float> {
+    const BandsView<float>& A;
+    int i, j;
+    ADIMG_HD OuterRow(const BandsView<float>& matrix, int i_, int j_) : A(matrix), i(i_), j(j_) {}
+    template <class V>
+    ADIMG_HD float product(const V& x) const {
+        return row_product<float>(A, x, i, j);
+    }
+};
+
+/// (A x)_p of the outer iteration for node (i, j) (OuterRow).
 template <class T, class V>
 ADIMG_HD T outer_product(const BandsView<T>& A, const V& x, int i, int j) {
-    if constexpr (std::is_same_v<T, double>) {
-        const long long p = static_cast<long long>(j) * A.mx + i, mx = A.mx;
-        double band[9];
-        for (int k = 0; k < 9; ++k) band[k] = A(k, p);
-        return difference_product(band, operator_row_sum(band, A.mx, A.my, i, j), A.mx, A.my, i, j,
-                                  [&](int dx, int dy) { return x[p + dy * mx + dx]; });
-    } else {
-        return row_product<T>(A, x, i, j);
-    }
+    return OuterRow<T>(A, i, j).product(x);
 }
 
 }  // namespace adimg

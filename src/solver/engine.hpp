@@ -440,10 +440,12 @@ protected:
     };
 
     /// The solve of solve_with() on the outer vectors v and matrix A, with the inner cycles of
-    /// `mg`: a Multigrid, or one right-hand side of a batch (InnerMultigrid).
-    template <class Outer, class Cycles, class Load, class Finish>
+    /// `mg` (a Multigrid, or one right-hand side of a batch: InnerMultigrid) and A's products and
+    /// defects by `terms` (MultigridTerms, or a batch's, which shares them).
+    template <class Outer, class Cycles, class Load, class Finish, class Terms = MultigridTerms>
     void run(OuterVectors<Outer>& v, const typename Backend::template matrix<Outer>& A, Cycles& mg, Load&& load,
-             bool zero_guess, Finish&& finish, const StepCallback& on_step, SolveReport& report, bool may_fall_back) {
+             bool zero_guess, Finish&& finish, const StepCallback& on_step, SolveReport& report, bool may_fall_back,
+             const Terms& terms = {}) {
         using clock = std::chrono::steady_clock;
         const auto start = clock::now();
         load(v);
@@ -452,7 +454,7 @@ protected:
         auto inner_step = [&](auto&&... args) { return inner.correct(std::forward<decltype(args)>(args)...); };
         DoubleInner<Outer> fallback{this, may_fall_back};
         const Answer answer = outer_solve<Backend, Outer>(be_, A, v.b, v.x, v.x_next, v.d, zero_guess, inner_step,
-                                                          fallback, options_, on_step, report, v.krylov);
+                                                          fallback, options_, on_step, report, v.krylov, terms);
         const auto finishing = clock::now();
         finish(v.x, answer);
         report.download_seconds = std::chrono::duration<double>(clock::now() - finishing).count();

@@ -49,14 +49,15 @@ struct KrylovVectors {
 /// method convergent when M is not exactly a fixed symmetric operator: a float cycle, a cycle
 /// that stops by digits, or a fallback that changes M mid-solve. r is updated by the recurrence;
 /// when it meets the stop target, confirmed() recomputes b - A x (the stop trusts only that).
-template <class Backend, class Outer, class Inner, class Fallback>
+template <class Backend, class Outer, class Inner, class Fallback, class Terms = MultigridTerms>
 class FlexibleCg {
 public:
     using Vector = typename Backend::template vector<Outer>;
-    /// z is a vector of x's size this method may overwrite (the refinement loop's x_next).
+    /// z is a vector of x's size this method may overwrite (the refinement loop's x_next); the
+    /// terms form the products and defects of A.
     FlexibleCg(Backend& be, const typename Backend::template matrix<Outer>& A, const Vector& b, Vector& x, Vector& r,
-               Vector& z, KrylovVectors<Backend, Outer>& krylov, Inner& inner, Fallback& fallback)
-        : be_(be), A_(A), b_(b), x_(x), r_(r), z_(z), inner_(inner), fallback_(fallback) {
+               Vector& z, KrylovVectors<Backend, Outer>& krylov, Inner& inner, Fallback& fallback, const Terms& terms = {})
+        : be_(be), A_(A), b_(b), x_(x), r_(r), z_(z), inner_(inner), fallback_(fallback), terms_(terms) {
         krylov.ensure(be, A.mx, A.my);
         p_ = &*krylov.p;
         q_ = &*krylov.q;
@@ -123,7 +124,7 @@ public:
         } else {
             be_.copy(z_, *p_);
         }
-        be_.multiply(A_, *p_, *q_);
+        terms_.multiply(be_, A_, *p_, *q_);
         be_.dot(*p_, *q_, pq_);
         be_.download(*scalars_, host_);
         const double rz = host_[rz_ - scalars_->data()], pq = host_[pq_ - scalars_->data()];
@@ -138,7 +139,7 @@ public:
     }
     /// The computed defect b - A x in place of the recurrence's r, and a fresh start from it.
     double confirmed(double) {
-        be_.defect(A_, b_, x_, r_);
+        terms_.defect(be_, A_, b_, x_, r_);
         restart();
         return be_.norm2(r_);
     }
@@ -156,6 +157,7 @@ private:
     double host_[KrylovVectors<Backend, Outer>::scalar_count] = {};
     Inner& inner_;
     Fallback& fallback_;
+    const Terms& terms_;
     bool have_direction_ = false;
     /// The defect of x is scale_ r: r is kept within 2^±30 of norm 1 (scaled by powers of two,
     /// exactly), so that z·r and p·Ap, which grow with the square of the defect, neither
@@ -177,16 +179,16 @@ private:
 /// Flexible CG: outer_loop() with FlexibleCg steps; the arguments are those of refine()
 /// (refinement.hpp), whose x_next serves as z, and the direction vectors. Returns what
 /// outer_loop() hands back.
-template <class Backend, class Outer, class Inner, class Fallback>
+template <class Backend, class Outer, class Inner, class Fallback, class Terms = MultigridTerms>
 Answer flexible_cg(Backend& be, const typename Backend::template matrix<Outer>& A,
                  const typename Backend::template vector<Outer>& b, typename Backend::template vector<Outer>& x,
                  typename Backend::template vector<Outer>& z, typename Backend::template vector<Outer>& r,
                  KrylovVectors<Backend, Outer>& krylov, bool zero_guess, Inner&& inner, Fallback&& fallback,
-                 const SolverOptions& options, const StepCallback& on_step, SolveReport& report) {
-    FlexibleCg<Backend, Outer, std::remove_reference_t<Inner>, std::remove_reference_t<Fallback>> method(
-        be, A, b, x, r, z, krylov, inner, fallback);
+                 const SolverOptions& options, const StepCallback& on_step, SolveReport& report, const Terms& terms = {}) {
+    FlexibleCg<Backend, Outer, std::remove_reference_t<Inner>, std::remove_reference_t<Fallback>, Terms> method(
+        be, A, b, x, r, z, krylov, inner, fallback, terms);
     return outer_loop<Backend, Outer>(be, A, b, x, r, zero_guess, method, fallback.available(), options, on_step,
-                                      report);
+                                      report, terms);
 }
 
 }  // namespace adimg

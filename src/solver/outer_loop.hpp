@@ -34,15 +34,22 @@ struct Failure {
 };
 
 /// What outer_loop() takes from the solver it serves besides the steps (the "terms"): how it
-/// forms a defect, the fewest outer steps it takes, what counts as progress, and the wording of
-/// its failures. These are multigrid's: the defect of a backend matrix (Backend::defect and
-/// update_defect_norm), no minimum, 1% per step as progress, and advice about the V-cycles
-/// (outer_messages.hpp). The fast direct solver brings its own (FastDirectTerms).
+/// forms a defect (and flexible CG its product), the fewest outer steps it takes, what counts as
+/// progress, and the wording of its failures. These are multigrid's: the defect and product of a
+/// backend matrix (Backend::defect, multiply and update_defect_norm), no minimum, 1% per step as
+/// progress, and advice about the V-cycles (outer_messages.hpp). The fast direct solver brings
+/// its own (FastDirectTerms); a batch's right-hand sides share their products (BatchTerms,
+/// src/cuda/shared_cycles.cuh).
 struct MultigridTerms {
     /// d = b - A x.
     template <class Backend, class Matrix, class Vector>
     void defect(Backend& be, Matrix& A, const Vector& b, const Vector& x, Vector& d) const {
         be.defect(A, b, x, d);
+    }
+    /// y = A x.
+    template <class Backend, class Matrix, class Vector>
+    void multiply(Backend& be, const Matrix& A, const Vector& x, Vector& y) const {
+        be.multiply(A, x, y);
     }
     /// x_next = x + alpha c and d = b - A x_next; returns ||d||.
     template <class Backend, class Matrix, class Vector, class Correction>

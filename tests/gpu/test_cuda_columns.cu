@@ -80,8 +80,8 @@ void check_columns(CudaBackend& be, std::vector<std::size_t> sizes, std::mt19937
 
 }  // namespace
 
-TEMPLATE_TEST_CASE("several right-hand sides side by side: defect, Jacobi (single and fused steps), Gauss-Seidel, the "
-                   "transfers (fused and not) and the coarsest solve give each column its own bits",
+TEMPLATE_TEST_CASE("several right-hand sides side by side: defect, products of several pairs, Jacobi (single and fused "
+                   "steps), Gauss-Seidel, the transfers (fused and not) and the coarsest solve give each column its own bits",
                    "[gpu][columns]", float, double) {
     using T = TestType;
     std::mt19937 rng(31);
@@ -95,6 +95,18 @@ TEMPLATE_TEST_CASE("several right-hand sides side by side: defect, Jacobi (singl
         const auto A = be.make_matrix<T>(random_bands(mx, my, rng));
         const std::size_t n = static_cast<std::size_t>(mx) * my;
         check_columns<T>(be, {n, n, n}, rng, [&](auto& v) { be.defect(A, v[0], v[1], v[2]); });
+        // The outer product of several pairs of vectors, each where it lies (a batch's lanes' own),
+        // in one launch.
+        check_columns<T>(be, {n, n}, rng, [&](auto& v) {
+            const int k = static_cast<int>(v[0].size() / n);
+            kernels::Products<T> pairs{};
+            for (int c = 0; c < k; ++c) {
+                pairs.x[c] = v[0].data() + c * n;
+                pairs.y[c] = v[1].data() + c * n;
+            }
+            pairs.count = k;
+            be.multiply(A, pairs);
+        });
         check_columns<T>(be, {n, n, n}, rng, [&](auto& v) { be.jacobi(A, v[0], v[1], v[2], T(0.7)); });
         for (int steps : {1, 2, 3})
             check_columns<T>(be, {n, n, n}, rng, [&](auto& v) { be.jacobi_steps(A, v[0], v[2], v[1], T(0.7), steps); });

@@ -33,12 +33,38 @@ __global__ void defect(BandsView<T> A, const T* __restrict__ b, const T* __restr
     d[p] = b[p] - outer_product<T>(A, x, i, j);
 }
 
+/// Pairs of vectors of one grid, wherever each lies: y[c] = A x[c] for c < count in one launch
+/// (the products of a batch's lanes, each with vectors of its own).
+constexpr int max_products = 8;
 template <class T>
-__global__ void multiply(BandsView<T> A, const T* __restrict__ x, T* __restrict__ y) {
+struct Products {
+    const T* x[max_products];
+    T* y[max_products];
+    int count;
+};
+
+/// A vector read through the read-only data cache, as a const __restrict__ parameter's loads are
+/// (a pointer from a table cannot be marked so).
+template <class T>
+struct ReadOnly {
+    const T* values;
+    __device__ T operator[](long long p) const { return __ldg(values + p); }
+};
+
+/// y = A x, and (Several) more.y[c] = A more.x[c] for the further pairs of a batch, each row of A
+/// read (and its row sum formed) once for all. The first pair comes as __restrict__ parameters,
+/// and one product alone is compiled without the table: through the table one product took 13%
+/// longer, and with the table's loop after it (empty) 6%.
+template <class T, bool Several>
+__global__ void multiply(BandsView<T> A, const T* __restrict__ x, T* __restrict__ y, const __grid_constant__ Products<T> more) {
     follow_previous_kernel();
     const int i = blockIdx.x * tile_x + threadIdx.x, j = blockIdx.y * tile_y + threadIdx.y;
     if (i >= A.mx || j >= A.my) return;
-    y[static_cast<std::size_t>(j) * A.mx + i] = outer_product<T>(A, x, i, j);
+    const OuterRow<T> row(A, i, j);
+    const std::size_t p = static_cast<std::size_t>(j) * A.mx + i;
+    y[p] = row.product(x);
+    if constexpr (Several)
+        for (int c = 0; c < more.count; ++c) more.y[c][p] = row.product(ReadOnly<T>{more.x[c]});
 }
 
 /// x_next = x + alpha c and d = b - A x_next in one pass, and one double partial sum of d² per
