@@ -219,20 +219,27 @@ public:
     }
     template <class T>
     void multiply(const matrix<T>& A, const vector<T>& x, vector<T>& y) {
-        launch_("multiply kernel", kernels::multiply<T, false>, tiles(A.mx, A.my), block2d(), 0, A.view(), x.data(), y.data(),
-                kernels::Products<T>{});
+        kernels::Products<T> one{};
+        one.x[0] = x.data();
+        one.y[0] = y.data();
+        one.count = 1;
+        multiply(A, one);
     }
     /// y[c] = A x[c] for the pairs.count (1 to kernels::max_products) pairs of vectors of A's grid
     /// in one launch, each row of A read once for all (the products of a batch's lanes).
     template <class T>
     void multiply(const matrix<T>& A, const kernels::Products<T>& pairs) {
+        if (pairs.count < 1 || pairs.count > kernels::max_products)
+            throw std::logic_error("multiply: " + std::to_string(pairs.count) + " pairs of vectors, not 1 to " +
+                                   std::to_string(kernels::max_products));
         kernels::Products<T> more{};
         for (int c = 1; c < pairs.count; ++c) {
             more.x[more.count] = pairs.x[c];
             more.y[more.count++] = pairs.y[c];
         }
-        launch_("multiply kernel", kernels::multiply<T, true>, tiles(A.mx, A.my), block2d(), 0, A.view(), pairs.x[0],
-                pairs.y[0], more);
+        // One product alone by the kernel compiled without the table (kernels::multiply).
+        const auto kernel = pairs.count == 1 ? kernels::multiply<T, false> : kernels::multiply<T, true>;
+        launch_("multiply kernel", kernel, tiles(A.mx, A.my), block2d(), 0, A.view(), pairs.x[0], pairs.y[0], more);
     }
     template <class T>
     void jacobi(const matrix<T>& A, const vector<T>& b, const vector<T>& x_in, vector<T>& x_out, T omega) {

@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <exception>
 #include <mutex>
+#include <stdexcept>
 #include <vector>
 
 namespace adimg {
@@ -103,6 +104,8 @@ private:
         ADIMG_CUDA_CHECK(cudaEventRecord(ready_[column], lane));
         std::unique_lock<std::mutex> lock(mutex_);
         if (failure_) std::rethrow_exception(failure_);
+        if (product && outer_matrix_ && outer_matrix_ != product->A)
+            throw std::logic_error("a batch's lanes multiply with different matrices");
         asked_[column] = kind;
         if (product) {
             products_.x[column] = product->x;
@@ -128,18 +131,22 @@ private:
     }
 
     /// Runs what the arrived lanes asked for, after every lane's work so far (a lane that left
-    /// may still be reading its column), and wakes them. Lanes that asked the same, the usual
-    /// case (they all take the same steps until they stop), share one run on the batch while
-    /// they are at least half of its columns; otherwise, and where they asked for different
-    /// things, each runs alone through the workspace of one right-hand side (a batch's run costs
-    /// every column's work, whoever asked), and no cycle changes a column that did not ask.
+    /// may still be reading its column), and wakes them. The products asked for run in one
+    /// launch. The cycles asked for, where all ask the same one (the usual case: the lanes take
+    /// the same steps until they stop) and they are at least half of the batch's columns, run
+    /// once on the batch: over every column, also those of lanes that left or that asked for a
+    /// product, which hold nothing live (a lane's correction is taken from its column before it
+    /// multiplies, and its next inner solve writes the column afresh). Otherwise each runs alone
+    /// through the workspace of one right-hand side (a batch's run costs every column's work,
+    /// whoever asked), so that no cycle changes a column in use that did not ask for it.
     void run_round() {
         if (!failure_) {
             try {
                 for (cudaEvent_t e : ready_) ADIMG_CUDA_CHECK(cudaStreamWaitEvent(be_.stream(), e, 0));
                 multiply_asked();
-                if (const Kind kind = shared_kind(); kind != Kind::none && kind != Kind::multiply && 2 * arrived_ >= lanes_) {
-                    // Every column runs, those of lanes that left too: nothing reads them any more.
+                int asking = 0;
+                const Kind kind = shared_cycle(asking);
+                if (kind != Kind::none && 2 * asking >= lanes_) {
                     run_on(work_, kind);
                 } else {
                     for (int c = 0; c < lanes_; ++c)
@@ -156,13 +163,15 @@ private:
         wake_.notify_all();
     }
 
-    /// What every lane that asked in this round asked for, or none where they differ.
-    Kind shared_kind() const {
+    /// The cycle (or defect) every lane that asked for one in this round asked for, and in
+    /// `asking` how many did; none where they differ or none did.
+    Kind shared_cycle(int& asking) const {
         Kind shared = Kind::none;
         for (const Kind kind : asked_) {
-            if (kind == Kind::none) continue;
+            if (kind == Kind::none || kind == Kind::multiply) continue;
             if (shared != Kind::none && kind != shared) return Kind::none;
             shared = kind;
+            ++asking;
         }
         return shared;
     }
