@@ -46,16 +46,12 @@ public:
             relax_in_blocks(A.view(), b, x_in, x_out, omega, Direction::x, 1, columns);
             return;
         }
-        if (const int group = y_lines_per_block<T>(A.my, A.mx); group > 0) {
-            relax_in_blocks(A.view(), b, x_in, x_out, omega, Direction::y, group, columns);
+        if (!y_transposed(A)) {
+            relax_in_blocks(A.view(), b, x_in, x_out, omega, Direction::y, y_lines_per_block<T>(A.my, A.mx), columns);
             return;
         }
-        if (A.transposed.size() != A.values.size()) transpose_bands(A);
+        const auto [bt, xt, yt] = transposed_grids(A, columns);
         const std::size_t n = A.values.size() / 9;
-        const int set = columns > 1 ? batch_scratch : 0;
-        T* bt = scratch<T>(set + 0, n * columns);
-        T* xt = scratch<T>(set + 1, n * columns);
-        T* yt = scratch<T>(set + 2, n * columns);
         for (int c = 0; c < columns; ++c) transpose<T>({{b + c * n, bt + c * n}, {x_in + c * n, xt + c * n}}, A.my, A.mx);
         relax_in_blocks(A.transposed_view(), bt, xt, yt, omega, Direction::x, 1, columns);
         for (int c = 0; c < columns; ++c) transpose<T>({{yt + c * n, x_out + c * n}}, A.mx, A.my);
@@ -77,11 +73,7 @@ public:
     /// running out of device memory shows here, where a batch can still fall back.
     template <class T>
     void reserve(const DeviceBands<T>& A, int columns) {
-        if (A.my <= warp_lines_up_to() || y_lines_per_block<T>(A.my, A.mx) > 0) return;
-        if (A.transposed.size() != A.values.size()) transpose_bands(A);
-        const std::size_t n = A.values.size() / 9;
-        const int set = columns > 1 ? batch_scratch : 0;
-        for (int slot = 0; slot < 3; ++slot) scratch<T>(set + slot, n * columns);
+        if (y_transposed(A)) transposed_grids(A, columns);
     }
 
     /// Device bytes of the sweeps' scratch vectors (transposed grids, segment ends).
@@ -232,6 +224,22 @@ public:
     }
 
 private:
+    /// Whether A's y-lines, too long for a warp each, are swept as x-lines of the transposed grid
+    /// (not several in place per block).
+    template <class T>
+    bool y_transposed(const DeviceBands<T>& A) const {
+        return A.my > warp_lines_up_to() && y_lines_per_block<T>(A.my, A.mx) == 0;
+    }
+    /// The transposed bands (made at the first call) and the scratch of a transposed y-sweep of
+    /// `columns` right-hand sides: b, x_in and the result on the transposed grid.
+    template <class T>
+    std::array<T*, 3> transposed_grids(const DeviceBands<T>& A, int columns) {
+        if (A.transposed.size() != A.values.size()) transpose_bands(A);
+        const std::size_t n = A.values.size() / 9 * columns;
+        const int set = columns > 1 ? batch_scratch : 0;
+        return {scratch<T>(set + 0, n), scratch<T>(set + 1, n), scratch<T>(set + 2, n)};
+    }
+
     /// The largest n in [lo, hi) with fits(n), by bisection: fits(lo) holds and fits is monotone.
     template <class Fits>
     static int longest_fitting(int lo, int hi, const Fits& fits) {

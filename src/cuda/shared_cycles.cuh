@@ -12,8 +12,8 @@
 #include "../solver/multigrid.hpp"
 #include "../solver/outer_loop.hpp"
 
-#include <condition_variable>
 #include <algorithm>
+#include <condition_variable>
 #include <cstddef>
 #include <exception>
 #include <mutex>

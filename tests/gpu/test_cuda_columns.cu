@@ -11,9 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstddef>
-#include <functional>
 #include <limits>
-#include <optional>
 #include <random>
 #include <string>
 #include <vector>
